@@ -1,0 +1,151 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode with the upcoming features
+/// that Hummingbird and swift-log use to keep dependencies explicit.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOExtras", package: "swift-nio-extras"),
+]
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
+let package = Package(
+    name: "petspot-location",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PetSpotLocation", targets: ["PetSpotLocation"]),
+        .library(name: "PetSpotLocationMock", targets: ["PetSpotLocationMock"]),
+        .library(name: "PetSpotStaticSource", targets: ["PetSpotStaticSource"]),
+        .library(name: "PetSpotGpsd", targets: ["PetSpotGpsd"]),
+        .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
+        .library(name: "PetSpotDaemon", targets: ["PetSpotDaemon"]),
+        .library(name: "PetSpotReport", targets: ["PetSpotReport"]),
+        .executable(name: "petspot-locationd", targets: ["petspot-locationd"]),
+        .executable(name: "petspot-location", targets: ["petspot-location"]),
+        .executable(name: "petspot-report", targets: ["petspot-report"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+    ],
+    targets: [
+        // MARK: Core (dependency-free)
+        .target(name: "PetSpotLocation", swiftSettings: swiftSettings),
+
+        // MARK: Sources of fixes
+        .target(name: "PetSpotFixHub", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .target(name: "PetSpotStaticSource", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .target(
+            name: "PetSpotLocationMock",
+            dependencies: ["PetSpotLocation", "PetSpotFixHub"],
+            swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
+            name: "CLibGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
+        .target(
+            name: "PetSpotGpsd",
+            dependencies: ["PetSpotLocation", "PetSpotFixHub", "CLibGPS", logging],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Daemon building blocks
+        .target(
+            name: "PetSpotConfiguration",
+            dependencies: ["PetSpotLocation", "PetSpotPolicy", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .target(
+            name: "PetSpotDaemon",
+            dependencies: [
+                "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotLocationMock",
+                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ] + nio,
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PetSpotLocationClient",
+            dependencies: ["PetSpotLocation", "PetSpotProtocol"] + nio,
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "PetSpotReport", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+
+        // MARK: Executables (thin)
+        .executableTarget(
+            name: "petspot-locationd",
+            dependencies: ["PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", argumentParser, logging],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "petspot-location",
+            dependencies: ["PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", argumentParser],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "petspot-report",
+            dependencies: ["PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", argumentParser],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "PetSpotLocationTests", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PetSpotFixHubTests",
+            dependencies: ["PetSpotFixHub", "PetSpotLocation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotLocationMockTests",
+            dependencies: ["PetSpotLocationMock", "PetSpotLocation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotGpsdTests",
+            dependencies: ["PetSpotGpsd", "PetSpotFixHub", "PetSpotLocation", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotConfigurationTests",
+            dependencies: ["PetSpotConfiguration", "PetSpotPolicy", "PetSpotLocation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotProtocolTests",
+            dependencies: ["PetSpotProtocol", "PetSpotLocation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotReportTests",
+            dependencies: ["PetSpotReport", "PetSpotLocation", "PetSpotLocationMock"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotIntegrationTests",
+            dependencies: [
+                "TestSupport", "PetSpotLocation", "PetSpotLocationClient", "PetSpotProtocol",
+                "petspot-locationd", "petspot-location",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+    ]
+)

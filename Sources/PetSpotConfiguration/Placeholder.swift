@@ -1,0 +1,1 @@
+// PetSpotConfiguration: see README.

@@ -1,0 +1,1 @@
+// PetSpotDaemon: see README.

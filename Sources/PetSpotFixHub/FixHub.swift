@@ -1,0 +1,225 @@
+import PetSpotLocation
+
+/// The shared engine behind every streaming source: it keeps the newest
+/// valid fix, answers one-shot requests (at once from the cache, or by
+/// waiting with a deadline), fans fixes out to watchers, and keeps the
+/// counters `daemon.status` shows.
+///
+/// Every fix from a producer is validated here, so no source can hand a
+/// client an invalid coordinate. Watchers are buffered newest-only: a
+/// watcher that does not consume holds at most one pending fix and never
+/// slows anyone else.
+public actor FixHub {
+    /// Connection state of the primary source.
+    public enum Link: Sendable, Equatable {
+        /// No attempt has finished yet: requests wait.
+        case starting
+        /// Reachable.
+        case up(device: String?)
+        /// Down: requests fail with `sourceUnavailable` (or get the fallback).
+        case down(reason: String)
+    }
+
+    private struct Waiter {
+        var request: LocationRequest
+        var best: LocationFix?
+        var continuation: CheckedContinuation<Result<LocationFix, LocationError>, Never>
+    }
+
+    private struct Watcher {
+        var options: WatchOptions
+        var lastDelivered: LocationFix?
+        var continuation: AsyncThrowingStream<LocationFix, any Error>.Continuation
+    }
+
+    /// The kind of the primary source.
+    public nonisolated let kind: FixSourceKind
+    /// Fixes of a lower mode are rejected.
+    public nonisolated let minimumMode: FixMode
+    /// Answers while the primary has nothing.
+    public nonisolated let fallback: Fallback?
+
+    public private(set) var link: Link = .starting
+    public private(set) var latest: LocationFix?
+    private var fixCount = 0
+    private var rejectedCount = 0
+    private var reconnectCount = 0
+    private var hasConnectedBefore = false
+    private var nextID: UInt64 = 0
+    private var waiters: [UInt64: Waiter] = [:]
+    private var watchers: [UInt64: Watcher] = [:]
+
+    /// Creates a hub.
+    /// - Parameters:
+    ///   - kind: the primary source's kind.
+    ///   - minimumMode: `source.min_mode`; lower fixes are rejected.
+    ///   - fallback: `source.fallback`, when configured.
+    public init(kind: FixSourceKind, minimumMode: FixMode = .twoD, fallback: Fallback? = nil) {
+        self.kind = kind
+        self.minimumMode = minimumMode
+        self.fallback = fallback
+    }
+
+    // MARK: Input from producers
+
+    /// Takes one event from the producer.
+    public func receive(_ event: SourceEvent) {
+        switch event {
+        case .connected(let device):
+            if hasConnectedBefore, case .down = link { reconnectCount += 1 }
+            hasConnectedBefore = true
+            link = .up(device: device)
+        case .fix(let candidate):
+            guard let fix = candidate.sanitized(), fix.mode >= minimumMode else {
+                rejectedCount += 1
+                return
+            }
+            if case .up = link {} else { link = .up(device: nil) }
+            fixCount += 1
+            latest = fix
+            deliver(fix)
+        case .noFix:
+            break
+        case .rejected:
+            rejectedCount += 1
+        case .disconnected(let reason):
+            link = .down(reason: reason)
+            failWaitersOnOutage()
+        }
+    }
+
+    // MARK: Queries
+
+    /// One fix with the semantics of `location.get`; see ``LocationService/location(_:)``.
+    public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
+        let now = ContinuousClock.now
+        if let latest, request.isAnswerable(from: latest, at: now) { return latest }
+        if let fallback { return fallback.makeFix(now) }
+        if case .down = link { throw .sourceUnavailable }
+
+        let id = makeID()
+        let deadline = now + request.timeout
+        let result: Result<LocationFix, LocationError> = await withTaskGroup(
+            of: Result<LocationFix, LocationError>?.self
+        ) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await self.wait(id: id, request: request)
+                } onCancel: {
+                    Task { await self.finish(id: id, cancelled: true) }
+                }
+            }
+            group.addTask {
+                // The deadline. Cancelled (and silent) once the wait is over.
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return nil }
+                await self.finish(id: id, cancelled: false)
+                return nil
+            }
+            var outcome: Result<LocationFix, LocationError> = .failure(.locationUnknown)
+            for await value in group {
+                if let value {
+                    outcome = value
+                    group.cancelAll()
+                }
+            }
+            return outcome
+        }
+        return try result.get()
+    }
+
+    /// Subscribes to fixes filtered by `options`, newest-only buffered.
+    public func subscribe(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
+        let id = makeID()
+        let (stream, continuation) = AsyncThrowingStream<LocationFix, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(1)
+        )
+        watchers[id] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    /// The counters and state for `daemon.status`.
+    public func status() -> SourceStatus {
+        var device: String?
+        if case .up(let name) = link { device = name }
+        var connected = false
+        if case .up = link { connected = true }
+        return SourceStatus(
+            kind: kind,
+            connected: connected,
+            device: device,
+            lastFixAge: latest.map { $0.age() },
+            fixes: fixCount,
+            rejected: rejectedCount,
+            reconnects: reconnectCount,
+            fallback: fallback?.kind
+        )
+    }
+
+    /// How many watchers are subscribed.
+    public var watcherCount: Int { watchers.count }
+
+    /// How many one-shot requests are waiting.
+    public var waiterCount: Int { waiters.count }
+
+    // MARK: Internals
+
+    private func makeID() -> UInt64 {
+        nextID &+= 1
+        return nextID
+    }
+
+    private func wait(id: UInt64, request: LocationRequest) async -> Result<LocationFix, LocationError>? {
+        await withCheckedContinuation { continuation in
+            if Task.isCancelled {
+                continuation.resume(returning: .failure(.locationUnknown))
+                return
+            }
+            waiters[id] = Waiter(request: request, best: nil, continuation: continuation)
+        }
+    }
+
+    /// Ends a wait at its deadline (best fix seen, else `locationUnknown`)
+    /// or on cancellation.
+    private func finish(id: UInt64, cancelled: Bool) {
+        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        if let best = waiter.best, !cancelled {
+            waiter.continuation.resume(returning: .success(best))
+        } else {
+            waiter.continuation.resume(returning: .failure(.locationUnknown))
+        }
+    }
+
+    private func deliver(_ fix: LocationFix) {
+        for (id, waiter) in waiters where waiter.request.accepts(fix) {
+            if waiter.request.isGoodEnough(fix) {
+                waiters.removeValue(forKey: id)
+                waiter.continuation.resume(returning: .success(fix))
+            } else {
+                waiters[id]?.best = LocationRequest.better(waiter.best, fix)
+            }
+        }
+        for (id, watcher) in watchers where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
+            watchers[id]?.lastDelivered = fix
+            watcher.continuation.yield(fix)
+        }
+    }
+
+    private func failWaitersOnOutage() {
+        let pending = waiters
+        waiters.removeAll()
+        for (_, waiter) in pending {
+            if let best = waiter.best {
+                waiter.continuation.resume(returning: .success(best))
+            } else {
+                waiter.continuation.resume(returning: .failure(.sourceUnavailable))
+            }
+        }
+    }
+
+    private func unsubscribe(_ id: UInt64) {
+        watchers.removeValue(forKey: id)
+    }
+}

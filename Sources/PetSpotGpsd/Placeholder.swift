@@ -1,0 +1,1 @@
+// PetSpotGpsd: see README.

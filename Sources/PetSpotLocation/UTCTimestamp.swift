@@ -1,0 +1,98 @@
+/// A receiver time in UTC, kept as seconds since the Unix epoch.
+///
+/// The core module stays free of Foundation: formatting and parsing of
+/// ISO 8601 (`2019-04-07T12:00:01.500Z`) is done here with civil-date
+/// arithmetic, always in UTC.
+public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public var secondsSince1970: Double
+
+    /// Creates a timestamp from seconds since the epoch.
+    public init(secondsSince1970: Double) { self.secondsSince1970 = secondsSince1970 }
+
+    public static func < (lhs: UTCTimestamp, rhs: UTCTimestamp) -> Bool {
+        lhs.secondsSince1970 < rhs.secondsSince1970
+    }
+
+    /// ISO 8601 in UTC with a `Z` suffix; milliseconds only when non-zero.
+    public var iso8601: String {
+        let totalMillis = Int64((secondsSince1970 * 1000).rounded(.down))
+        var days = totalMillis / 86_400_000
+        var millisOfDay = totalMillis % 86_400_000
+        if millisOfDay < 0 { millisOfDay += 86_400_000; days -= 1 }
+        let (year, month, day) = UTCTimestamp.civil(fromDays: days)
+        let hour = millisOfDay / 3_600_000
+        let minute = millisOfDay / 60_000 % 60
+        let second = millisOfDay / 1000 % 60
+        let millis = millisOfDay % 1000
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+        if millis != 0 { text += ".\(pad(millis, 3))" }
+        return text + "Z"
+    }
+
+    public var description: String { iso8601 }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff…]Z`; anything else gives `nil`.
+    public init?(iso8601 text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for index in range {
+                let byte = bytes[index]
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - 48)
+            }
+            return value
+        }
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var fraction = 0.0
+        if bytes.count > 20 {
+            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21 else { return nil }
+            var scale = 0.1
+            for index in 20..<(bytes.count - 1) {
+                let byte = bytes[index]
+                guard (48...57).contains(byte) else { return nil }
+                fraction += Double(byte - 48) * scale
+                scale /= 10
+            }
+        } else if bytes.count != 20 {
+            return nil
+        }
+        let days = UTCTimestamp.days(fromCivil: year, month, day)
+        secondsSince1970 = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
+    }
+
+    // Howard Hinnant's days_from_civil / civil_from_days.
+    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
+    }
+}
+
+private func pad(_ value: Int64, _ width: Int) -> String {
+    let digits = String(value)
+    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+}

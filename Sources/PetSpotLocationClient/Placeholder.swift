@@ -1,0 +1,1 @@
+// PetSpotLocationClient: see README.

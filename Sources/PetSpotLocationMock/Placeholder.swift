@@ -1,0 +1,1 @@
+// PetSpotLocationMock: see README.

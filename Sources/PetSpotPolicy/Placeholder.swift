@@ -1,0 +1,1 @@
+// PetSpotPolicy: see README.

@@ -1,0 +1,1 @@
+// PetSpotProtocol: see README.

@@ -1,0 +1,1 @@
+// PetSpotReport: see README.

@@ -1,0 +1,1 @@
+// PetSpotStaticSource: see README.
