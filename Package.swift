@@ -43,13 +43,14 @@ let package = Package(
     targets: [
         // MARK: Core (dependency-free)
         .target(name: "PetSpotLocation", swiftSettings: swiftSettings),
+        .target(name: "PetSpotJSON", swiftSettings: swiftSettings),
 
         // MARK: Sources of fixes
         .target(name: "PetSpotFixHub", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         .target(name: "PetSpotStaticSource", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         .target(
             name: "PetSpotLocationMock",
-            dependencies: ["PetSpotLocation", "PetSpotFixHub"],
+            dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotJSON"],
             swiftSettings: swiftSettings
         ),
         .systemLibrary(
@@ -70,11 +71,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
-        .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation", "PetSpotJSON"], swiftSettings: swiftSettings),
         .target(
             name: "PetSpotDaemon",
             dependencies: [
-                "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotLocationMock",
+                "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotLocationMock", "PetSpotJSON",
                 "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

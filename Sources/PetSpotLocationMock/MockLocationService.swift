@@ -1,0 +1,143 @@
+import PetSpotFixHub
+import PetSpotLocation
+
+/// A scriptable ``LocationService`` for tests and simulated runs.
+///
+/// Positions come from a ``FixHub`` fed by ``play(_:)`` (a ``Scenario``) or
+/// by ``send(_:)``; authorization is a small state machine that tests
+/// script: the current ``AuthorizationState`` and what the "user" answers
+/// when ``requestAuthorization(accuracy:)`` prompts from `notDetermined`.
+///
+/// With reduced accuracy the mock marks fixes `reduced` but does not snap
+/// them: snapping is the daemon's policy, not the source's.
+public final class MockLocationService: LocationService, SourceStatusReporting {
+    /// What the simulated user answers to a prompt.
+    public enum PromptAnswer: Sendable, Equatable {
+        /// Grants with this accuracy (remembered).
+        case allow(AccuracyAuthorization)
+        /// Denies (remembered).
+        case deny
+        /// No agent answered: `promptUnavailable`, status unchanged.
+        case unavailable
+    }
+
+    /// The hub the positions flow through.
+    public let hub: FixHub
+    private let state: AuthorizationScript
+
+    /// Creates a mock.
+    /// - Parameters:
+    ///   - authorization: the starting state (default authorized, full).
+    ///   - promptAnswer: what a prompt from `notDetermined` yields.
+    ///   - minimumMode: fixes below it are dropped, as the daemon does.
+    public init(
+        authorization: AuthorizationState = .alwaysAuthorized,
+        promptAnswer: PromptAnswer = .allow(.full),
+        minimumMode: FixMode = .twoD
+    ) {
+        self.hub = FixHub(kind: .simulated, minimumMode: minimumMode)
+        self.state = AuthorizationScript(current: authorization, answer: promptAnswer)
+    }
+
+    /// Plays `scenario` in the calling task until it ends or the task is cancelled.
+    public func play(_ scenario: Scenario) async {
+        let state = self.state
+        await ScenarioPlayer(scenario: scenario) { status, accuracy in
+            await state.set(AuthorizationState(status: status, accuracy: accuracy, decidedBy: .decision))
+        }.run(reportingTo: hub)
+    }
+
+    /// Feeds one source event directly.
+    public func send(_ event: SourceEvent) async { await hub.receive(event) }
+
+    /// Replaces the authorization state.
+    public func setAuthorization(_ status: AuthorizationStatus, accuracy: AccuracyAuthorization? = nil) async {
+        await state.set(AuthorizationState(status: status, accuracy: accuracy, decidedBy: .decision))
+    }
+
+    /// Changes what the next prompt yields.
+    public func setPromptAnswer(_ answer: PromptAnswer) async { await state.setAnswer(answer) }
+
+    /// How many times ``requestAuthorization(accuracy:)`` was called.
+    public var authorizationRequests: Int { get async { await state.requests } }
+
+    /// How many prompts were actually shown (requests made while `notDetermined`).
+    public var prompts: Int { get async { await state.prompts } }
+
+    // MARK: LocationService
+
+    public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
+        let accuracy = try await state.requireAuthorized()
+        var fix = try await hub.location(request)
+        fix.accuracy = accuracy
+        return fix
+    }
+
+    public func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
+        let hub = self.hub
+        let state = self.state
+        return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let relay = Task {
+                do {
+                    _ = try await state.requireAuthorized()
+                    for try await var fix in await hub.subscribe(options) {
+                        fix.accuracy = try await state.requireAuthorized()
+                        continuation.yield(fix)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in relay.cancel() }
+        }
+    }
+
+    public func authorizationStatus() async throws(LocationError) -> AuthorizationState { await state.current }
+
+    public func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
+        -> AuthorizationState
+    {
+        try await state.request(accuracy: accuracy)
+    }
+
+    public func sourceStatus() async -> SourceStatus { await hub.status() }
+}
+
+/// The mock's authorization state machine.
+actor AuthorizationScript {
+    private(set) var current: AuthorizationState
+    private var answer: MockLocationService.PromptAnswer
+    private(set) var requests = 0
+    private(set) var prompts = 0
+
+    init(current: AuthorizationState, answer: MockLocationService.PromptAnswer) {
+        self.current = current
+        self.answer = answer
+    }
+
+    func set(_ state: AuthorizationState) { current = state }
+    func setAnswer(_ answer: MockLocationService.PromptAnswer) { self.answer = answer }
+
+    func requireAuthorized() throws(LocationError) -> AccuracyAuthorization {
+        if let refusal = LocationError(refusing: current.status) { throw refusal }
+        return current.accuracy ?? .full
+    }
+
+    func request(accuracy: AccuracyAuthorization) throws(LocationError) -> AuthorizationState {
+        requests += 1
+        guard current.status == .notDetermined else { return current }
+        prompts += 1
+        switch answer {
+        case .allow(let granted):
+            // The user may grant less than asked, never more.
+            let effective: AccuracyAuthorization = (granted == .reduced || accuracy == .reduced) ? .reduced : .full
+            current = AuthorizationState(status: .authorized, accuracy: effective, decidedBy: .decision)
+        case .deny:
+            current = AuthorizationState(status: .denied, decidedBy: .decision)
+        case .unavailable:
+            throw .promptUnavailable
+        }
+        return current
+    }
+}

@@ -1,1 +1,0 @@
-// PetSpotLocationMock: see README.
