@@ -47,7 +47,7 @@ let package = Package(
 
         // MARK: Sources of fixes
         .target(name: "PetSpotFixHub", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
-        .target(name: "PetSpotStaticSource", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .target(name: "PetSpotStaticSource", dependencies: ["PetSpotLocation", "PetSpotFixHub"], swiftSettings: swiftSettings),
         .target(
             name: "PetSpotLocationMock",
             dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotJSON"],
@@ -98,7 +98,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "petspot-location",
-            dependencies: ["PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", argumentParser],
+            dependencies: ["PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", argumentParser],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,1 +1,0 @@
-// PetSpotDaemon: see README.

@@ -1,0 +1,195 @@
+import Foundation
+import NIOCore
+import NIOExtras
+import NIOPosix
+import PetSpotJSON
+import PetSpotLocation
+import PetSpotProtocol
+
+/// One connection to the daemon: sends requests with fresh ids, matches
+/// answers to callers, routes `location.update` notifications to their
+/// subscriptions. Connects lazily; after the daemon goes away every caller
+/// gets `daemonUnreachable` and the next call connects again.
+actor DaemonConnection {
+    private enum Pending {
+        case call(CheckedContinuation<Result<JSONValue, LocationError>, Never>)
+        case watch(AsyncThrowingStream<LocationFix, any Error>.Continuation)
+    }
+
+    private struct Link {
+        var outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        var channel: any Channel
+        var reader: Task<Void, Never>
+    }
+
+    let socketPath: String
+    private var link: Link?
+    private var readerTask: Task<Void, Never>?
+    private var nextID = 0
+    private var pending: [Int: Pending] = [:]
+    private var subscriptions: [Int: AsyncThrowingStream<LocationFix, any Error>.Continuation] = [:]
+
+    init(socketPath: String) { self.socketPath = socketPath }
+
+    deinit { link?.reader.cancel() }
+
+    /// Calls `method` and returns its result.
+    func call(_ method: RPCMethod, params: JSONValue?) async throws(LocationError) -> JSONValue {
+        let id = try await send(method, params: params)
+        let result = await withCheckedContinuation { continuation in
+            pending[id] = .call(continuation)
+        }
+        return try result.get()
+    }
+
+    /// Starts a watch whose fixes go to `continuation`.
+    func watch(_ options: WatchOptions, into continuation: AsyncThrowingStream<LocationFix, any Error>.Continuation)
+        async
+    {
+        do {
+            let id = try await send(.locationWatch, params: RPCParams.encode(options))
+            pending[id] = .watch(continuation)
+        } catch {
+            continuation.finish(throwing: error)
+        }
+    }
+
+    /// Ends a subscription (best effort).
+    func unwatch(_ subscription: Int) async {
+        guard subscriptions.removeValue(forKey: subscription) != nil else { return }
+        _ = try? await send(.locationUnwatch, params: ["subscription": .number(Double(subscription))])
+    }
+
+    /// Closes the connection.
+    func close() {
+        link?.channel.close(promise: nil)
+    }
+
+    private func send(_ method: RPCMethod, params: JSONValue?) async throws(LocationError) -> Int {
+        let link = try await connected()
+        nextID += 1
+        let id = nextID
+        let line = RPCCodec.line(RPCCodec.request(id: .number(Double(id)), method: method.rawValue, params: params))
+        do {
+            try await link.outbound.write(ByteBuffer(string: line))
+        } catch {
+            throw .daemonUnreachable("the connection to \(socketPath) broke")
+        }
+        return id
+    }
+
+    private func connected() async throws(LocationError) -> Link {
+        if let link { return link }
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: 1 << 20))
+                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw .daemonUnreachable("cannot connect to \(socketPath): \(Self.explain(error))")
+        }
+        // The reader owns the channel for its whole life (executeThenClose)
+        // and hands the writer back once it is running.
+        let outbound = await withCheckedContinuation {
+            (ready: CheckedContinuation<NIOAsyncChannelOutboundWriter<ByteBuffer>, Never>) in
+            let reader = Task { [weak self] in
+                do {
+                    try await channel.executeThenClose { inbound, outbound in
+                        ready.resume(returning: outbound)
+                        for try await line in inbound {
+                            await self?.receive(line)
+                        }
+                    }
+                } catch {}
+                await self?.disconnected()
+            }
+            readerTask = reader
+        }
+        let link = Link(outbound: outbound, channel: channel.channel, reader: readerTask!)
+        self.link = link
+        return link
+    }
+
+    private func receive(_ line: ByteBuffer) {
+        guard let message = try? JSONValue.parse(Data(line.readableBytesView)) else { return }
+        let messages: [JSONValue]
+        if case .array(let elements) = message { messages = elements } else { messages = [message] }
+        for message in messages { route(message) }
+    }
+
+    private func route(_ message: JSONValue) {
+        if case .string(let method)? = message["method"] {
+            guard case .number(let number)? = message["params"]?["subscription"],
+                let continuation = subscriptions[Int(number)]
+            else { return }
+            if method == RPCMethod.locationUpdate, let fixValue = message["params"]?["fix"] {
+                if let fix = try? WireCoding.decodeFix(fixValue) { continuation.yield(fix) }
+            } else if method == RPCMethod.locationError, let errorValue = message["params"]?["error"] {
+                subscriptions.removeValue(forKey: Int(number))
+                continuation.finish(throwing: RPCCodec.decodeError(errorValue).locationError)
+            }
+            return
+        }
+        let outcome: Result<JSONValue, LocationError>
+        if let errorValue = message["error"] {
+            outcome = .failure(RPCCodec.decodeError(errorValue).locationError)
+        } else {
+            outcome = .success(message["result"] ?? .null)
+        }
+        guard case .number(let rawID)? = message["id"] else {
+            // An answer without id (tooManyClients, a parse error): it
+            // concerns everyone waiting on this connection.
+            if case .failure(let error) = outcome { failAll(error) }
+            return
+        }
+        guard let entry = pending.removeValue(forKey: Int(rawID)) else { return }
+        switch entry {
+        case .call(let continuation):
+            continuation.resume(returning: outcome)
+        case .watch(let continuation):
+            switch outcome {
+            case .success(let result):
+                guard case .number(let number)? = result["subscription"] else {
+                    continuation.finish(throwing: LocationError.internalError("watch answered without a subscription"))
+                    return
+                }
+                let subscription = Int(number)
+                subscriptions[subscription] = continuation
+                continuation.onTermination = { [weak self] _ in
+                    Task { await self?.unwatch(subscription) }
+                }
+            case .failure(let error):
+                continuation.finish(throwing: error)
+            }
+        }
+    }
+
+    private func disconnected() {
+        link = nil
+        failAll(.daemonUnreachable("the daemon closed the connection"))
+    }
+
+    private func failAll(_ error: LocationError) {
+        let waiting = pending
+        pending.removeAll()
+        for entry in waiting.values {
+            switch entry {
+            case .call(let continuation): continuation.resume(returning: .failure(error))
+            case .watch(let continuation): continuation.finish(throwing: error)
+            }
+        }
+        let watching = subscriptions
+        subscriptions.removeAll()
+        for continuation in watching.values { continuation.finish(throwing: error) }
+    }
+
+    private static func explain(_ error: any Error) -> String {
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        return "\(error)"
+    }
+}

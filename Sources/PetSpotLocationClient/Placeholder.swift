@@ -1,1 +1,0 @@
-// PetSpotLocationClient: see README.

@@ -1,1 +1,0 @@
-// PetSpotProtocol: see README.

@@ -1,1 +1,0 @@
-// PetSpotStaticSource: see README.

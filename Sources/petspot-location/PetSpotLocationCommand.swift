@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import PetSpotLocation
+
+/// `petspot-location`: ask the PetSpot location daemon where this device is.
+@main
+struct PetSpotLocationCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "petspot-location",
+        abstract: "Ask the PetSpot location daemon (petspot-locationd) where this device is.",
+        discussion: """
+            The daemon decides who may see the location from the kernel's identity of the
+            caller (its uid, groups, systemd unit, executable), never from anything this
+            command says. Human-readable output by default; --json prints what the daemon sent.
+
+            Exit codes:
+              0  success
+              1  usage error
+              3  not authorized (notDetermined, denied or restricted: see 'authorization')
+              4  no location (locationUnknown or sourceUnavailable)
+              5  daemon unreachable (is petspot-locationd running? right --socket?)
+
+            Examples:
+              petspot-location get --json
+              petspot-location get --max-age 0 --desired-accuracy 20 --timeout 30
+              petspot-location watch --distance-filter 10 --count 5
+              petspot-location authorization request --accuracy reduced
+              petspot-location status
+            """,
+        subcommands: [GetCommand.self, WatchCommand.self, StatusCommand.self, AuthorizationCommand.self]
+    )
+
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as CLIExit {
+            if !exit.message.isEmpty { FileHandle.standardError.write(Data((exit.message + "\n").utf8)) }
+            Foundation.exit(exit.code)
+        } catch {
+            // ArgumentParser: help and version exit 0, everything else is a usage error (1).
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(1)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// A blocking Unix-socket client for tests that must send exactly the bytes
+/// they mean (garbage, half lines, oversized lines) and read raw lines back.
+/// Every read is bounded by a deadline, so a test can never hang.
+public final class RawSocket: @unchecked Sendable {
+    public enum Failure: Error, CustomStringConvertible {
+        case connect(String, Int32)
+        case timedOut(String)
+        case closed
+        public var description: String {
+            switch self {
+            case .connect(let path, let code): "cannot connect to \(path): \(String(cString: strerror(code)))"
+            case .timedOut(let what): "timed out waiting for \(what)"
+            case .closed: "the peer closed the connection"
+            }
+        }
+    }
+
+    public let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to `path`.
+    public init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result != 0 {
+            let code = errno
+            Glibc.close(fd)
+            throw Failure.connect(path, code)
+        }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Sends `text` as is.
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Sends bytes as they are.
+    public func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw Failure.closed
+            }
+            offset += written
+        }
+    }
+
+    /// Closes the sending side (the daemon sees end of input).
+    public func shutdownWrite() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Reads one line (without its newline) within `timeout` seconds.
+    public func readLine(timeout: Double = 10) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            guard try fill(until: deadline) else { throw Failure.closed }
+        }
+    }
+
+    /// Reads one line and parses it as a JSON object or array.
+    public func readJSON(timeout: Double = 10) throws -> Any {
+        let line = try readLine(timeout: timeout)
+        return try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
+    }
+
+    /// Whether the peer closes the connection within `timeout` (any pending
+    /// lines are discarded).
+    public func waitForClose(timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            do {
+                if try !fill(until: deadline) { return true }
+                buffer.removeAll()
+            } catch {
+                return false
+            }
+        }
+    }
+
+    /// Whether nothing arrives for `seconds` (used only to show silence,
+    /// e.g. that a notification gets no answer).
+    public func staysSilent(for seconds: Double) -> Bool {
+        if !buffer.isEmpty { return false }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, Int32(seconds * 1000)) == 0
+    }
+
+    /// Reads more bytes; `false` on end of stream.
+    private func fill(until deadline: Date) throws -> Bool {
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { throw Failure.timedOut("a line") }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(remaining * 1000))
+        if ready == 0 { throw Failure.timedOut("a line") }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count < 0 {
+            if errno == EINTR || errno == EAGAIN { return true }
+            if errno == ECONNRESET { return false }
+            throw Failure.closed
+        }
+        if count == 0 { return false }
+        buffer.append(contentsOf: chunk[..<count])
+        return true
+    }
+}
