@@ -129,6 +129,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PetSpotPolicyTests",
+            dependencies: ["PetSpotPolicy", "PetSpotLocation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PetSpotProtocolTests",
             dependencies: ["PetSpotProtocol", "PetSpotLocation"],
             swiftSettings: swiftSettings
