@@ -205,7 +205,6 @@ private struct Parser {
         var settings = SourceSettings()
         let kind = table.choice("kind", of: FixSourceKind.self, errors: &errors)
         settings.kind = kind ?? .gpsd
-        let fallbackGiven = table.has("fallback")
         let fallback = table.string("fallback", errors: &errors)
         if let modeNumber = table.integer("min_mode", in: 2...3, errors: &errors) {
             settings.minMode = FixMode(rawValue: modeNumber) ?? .twoD
@@ -248,8 +247,6 @@ private struct Parser {
             } else if staticValid {
                 settings.fallback = .static
             }
-        } else if fallbackGiven {
-            // Wrong type, already reported.
         }
         return settings
     }

@@ -27,10 +27,10 @@ public struct PolicyRule: Sendable, Hashable {
     public var executable: String?
     /// The status granted to matching clients.
     public var status: AuthorizationStatus
-    /// The accuracy granted with `authorized` (`nil` means `full`).
+    /// The accuracy granted with `authorized` (always set then; `nil` for other statuses).
     public var accuracy: AccuracyAuthorization?
 
-    /// Creates a rule.
+    /// Creates a rule; `accuracy` is kept only with `authorized`, where it defaults to `full`.
     public init(
         user: String? = nil, uid: UInt32? = nil, group: String? = nil, gid: UInt32? = nil, unit: String? = nil,
         executable: String? = nil, status: AuthorizationStatus, accuracy: AccuracyAuthorization? = nil
@@ -42,7 +42,7 @@ public struct PolicyRule: Sendable, Hashable {
         self.unit = unit
         self.executable = executable
         self.status = status
-        self.accuracy = accuracy
+        self.accuracy = status == .authorized ? (accuracy ?? .full) : nil
     }
 
     /// Whether the rule gives at least one matcher.

@@ -252,6 +252,9 @@ import Testing
         users = []
         groups = ["kiosk-ui", "ünïcode"]
         [[policy.rules]]
+        user = "kiosk"
+        status = "authorized"
+        [[policy.rules]]
         uid = 4294967295
         gid = 0
         status = "notDetermined"
