@@ -130,6 +130,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PetSpotPolicyTests",
+            dependencies: ["PetSpotPolicy", "PetSpotLocation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PetSpotProtocolTests",
             dependencies: ["PetSpotProtocol", "PetSpotLocation"],
             swiftSettings: swiftSettings

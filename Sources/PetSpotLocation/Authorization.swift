@@ -47,10 +47,19 @@ public struct ClientIdentity: Sendable, Hashable, Codable {
     public var unit: String?
     /// `/proc/PID/exe`, when readable.
     public var executable: String?
+    /// Ids of the primary and supplementary groups, when known.
+    ///
+    /// Used by policy `gid` matchers; daemon-internal, so it is not part of
+    /// the wire shape (`Codable` leaves it out and decodes it as `nil`).
+    public var groupIDs: [UInt32]? = nil
+
+    private enum CodingKeys: String, CodingKey {
+        case uid, gid, pid, user, groups, unit, executable
+    }
 
     public init(
         uid: UInt32, gid: UInt32, pid: Int32, user: String? = nil, groups: [String]? = nil,
-        unit: String? = nil, executable: String? = nil
+        unit: String? = nil, executable: String? = nil, groupIDs: [UInt32]? = nil
     ) {
         self.uid = uid
         self.gid = gid
@@ -59,6 +68,7 @@ public struct ClientIdentity: Sendable, Hashable, Codable {
         self.groups = groups
         self.unit = unit
         self.executable = executable
+        self.groupIDs = groupIDs
     }
 }
 

@@ -1,0 +1,396 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PetSpotLocation
+import PetSpotPolicy
+import TOMLKit
+
+/// Loads and validates `petspot-locationd`'s TOML configuration (SPEC §4).
+///
+/// Every problem is collected, not just the first: unknown keys (named by
+/// their full key path), wrong types (naming the expected type; integers are
+/// accepted where numbers are expected, floats are not accepted where
+/// integers are), out-of-range values, missing required keys and
+/// inconsistent combinations.
+public enum ConfigurationLoader {
+    /// The default configuration path.
+    public static let defaultPath = "/etc/petspot/locationd.toml"
+    /// Largest accepted configuration file.
+    public static let maximumFileSize = 1 << 20
+    /// Longest Unix socket path (`sun_path` minus the terminating NUL).
+    public static let maximumSocketPathLength = 107
+    /// Upper bound of every duration key, in seconds.
+    public static let maximumDurationSeconds = 3600.0
+
+    /// Reads and validates the file at `path`.
+    ///
+    /// Relative paths inside the file are resolved against the file's directory.
+    ///
+    /// - Throws: ``ConfigurationErrors`` with ``ConfigurationErrors/file`` set:
+    ///   one error when the file cannot be read, else every problem found.
+    public static func load(path: String) throws(ConfigurationErrors) -> DaemonConfiguration {
+        let text: String
+        do {
+            text = try readFile(path)
+        } catch {
+            throw ConfigurationErrors([error], file: path)
+        }
+        do {
+            return try parse(text: text, baseDirectory: directory(of: absolute(path)))
+        } catch {
+            throw ConfigurationErrors(error.errors, file: path)
+        }
+    }
+
+    /// Validates configuration text.
+    ///
+    /// - Parameters:
+    ///   - text: TOML.
+    ///   - baseDirectory: the directory relative paths are resolved against;
+    ///     `nil` keeps them as written.
+    /// - Throws: ``ConfigurationErrors`` listing every problem found.
+    public static func parse(text: String, baseDirectory: String? = nil) throws(ConfigurationErrors) -> DaemonConfiguration {
+        let root: [String: TOMLNode]
+        do {
+            root = try TOMLNode.parse(text)
+        } catch let error as TOMLParseError {
+            throw ConfigurationErrors([
+                ConfigurationError(
+                    message: "TOML syntax error: \(error.description)", line: error.source.begin.line,
+                    column: error.source.begin.column)
+            ])
+        } catch {
+            throw ConfigurationErrors([ConfigurationError(message: "TOML syntax error: \(error)")])
+        }
+        var parser = Parser(baseDirectory: baseDirectory)
+        let configuration = parser.configuration(root)
+        guard parser.errors.isEmpty else { throw ConfigurationErrors(parser.errors) }
+        return configuration
+    }
+
+    // MARK: Files
+
+    private static func readFile(_ path: String) throws(ConfigurationError) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ConfigurationError(message: "cannot read configuration file \(path): \(systemError())")
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ConfigurationError(message: "cannot read configuration file \(path): \(systemError())")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > maximumFileSize {
+                throw ConfigurationError(
+                    message: "configuration file \(path) is larger than \(maximumFileSize) bytes")
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(message: "configuration file \(path) is not valid UTF-8")
+        }
+        return text
+    }
+
+    private static func systemError() -> String { String(cString: strerror(errno)) }
+
+    static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return join(cwd, path)
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let directory = String(path[..<slash])
+        return directory.isEmpty ? "/" : directory
+    }
+
+    static func join(_ directory: String, _ path: String) -> String {
+        var relative = Substring(path)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+        return directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
+    }
+}
+
+/// Walks the parsed TOML, building the configuration and collecting errors.
+private struct Parser {
+    let baseDirectory: String?
+    var errors: [ConfigurationError] = []
+
+    init(baseDirectory: String?) {
+        self.baseDirectory = baseDirectory
+    }
+
+    func resolve(_ path: String) -> String {
+        guard let baseDirectory, !path.hasPrefix("/") else { return path }
+        return ConfigurationLoader.join(baseDirectory, path)
+    }
+
+    mutating func configuration(_ root: [String: TOMLNode]) -> DaemonConfiguration {
+        var reader = TableReader(path: "", entries: root)
+        let daemonTable = reader.table("daemon", errors: &errors)
+        let sourceTable = reader.table("source", errors: &errors)
+        let policyTable = reader.table("policy", errors: &errors)
+        reader.reportUnknownKeys(errors: &errors)
+        return DaemonConfiguration(
+            daemon: daemon(daemonTable ?? TableReader(path: "daemon", entries: [:])),
+            source: source(sourceTable ?? TableReader(path: "source", entries: [:])),
+            policy: policy(policyTable ?? TableReader(path: "policy", entries: [:])))
+    }
+
+    // MARK: [daemon]
+
+    mutating func daemon(_ table: TableReader) -> DaemonSettings {
+        var table = table
+        var settings = DaemonSettings()
+        if let socket = table.nonEmptyString("socket", errors: &errors) {
+            let resolved = resolve(socket)
+            if resolved.utf8.count > ConfigurationLoader.maximumSocketPathLength {
+                table.fail(
+                    "socket",
+                    "path is \(resolved.utf8.count) bytes long; a Unix socket path is at most \(ConfigurationLoader.maximumSocketPathLength)",
+                    into: &errors)
+            } else {
+                settings.socket = resolved
+            }
+        }
+        if let mode = table.string("socket_mode", errors: &errors) {
+            if let value = Parser.octalMode(mode) {
+                settings.socketMode = value
+            } else {
+                table.fail("socket_mode", "must be an octal permission mode such as \"0660\", found \"\(mode)\"", into: &errors)
+            }
+        }
+        settings.socketGroup = table.nonEmptyString("socket_group", errors: &errors)
+        if let directory = table.nonEmptyString("state_dir", errors: &errors) {
+            settings.stateDirectory = resolve(directory)
+        }
+        if let maxClients = table.integer("max_clients", in: 1...65536, errors: &errors) {
+            settings.maxClients = maxClients
+        }
+        if let auditLog = table.nonEmptyString("audit_log", errors: &errors) {
+            settings.auditLog = resolve(auditLog)
+        } else {
+            settings.auditLog = DaemonSettings.defaultAuditLog(stateDirectory: settings.stateDirectory)
+        }
+        if let size = table.integer("audit_log_max_bytes", in: 4096...Int.max, errors: &errors) {
+            settings.auditLogMaxBytes = size
+        }
+        table.reportUnknownKeys(errors: &errors)
+        return settings
+    }
+
+    /// `"660"`, `"0660"`, `"1770"`: three or four octal digits, at most `07777`.
+    static func octalMode(_ text: String) -> UInt32? {
+        guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }) else { return nil }
+        return UInt32(text, radix: 8)
+    }
+
+    // MARK: [source]
+
+    mutating func source(_ table: TableReader) -> SourceSettings {
+        var table = table
+        var settings = SourceSettings()
+        let kind = table.choice("kind", of: FixSourceKind.self, errors: &errors)
+        settings.kind = kind ?? .gpsd
+        let fallback = table.string("fallback", errors: &errors)
+        if let modeNumber = table.integer("min_mode", in: 2...3, errors: &errors) {
+            settings.minMode = FixMode(rawValue: modeNumber) ?? .twoD
+        }
+        if let gpsdTable = table.table("gpsd", errors: &errors) {
+            settings.gpsd = gpsd(gpsdTable)
+        }
+        let staticGiven = table.has("static")
+        var staticValid = false
+        if let staticTable = table.table("static", errors: &errors) {
+            settings.static = staticSource(staticTable)
+            staticValid = settings.static != nil
+        }
+        let simulatedGiven = table.has("simulated")
+        if let simulatedTable = table.table("simulated", errors: &errors) {
+            settings.simulated = simulated(simulatedTable)
+        }
+        table.reportUnknownKeys(errors: &errors)
+
+        switch kind {
+        case .static where !staticGiven:
+            errors.append(
+                ConfigurationError(
+                    key: "source.static", message: "is required when source.kind is \"static\" (latitude and longitude)"))
+        case .simulated where !simulatedGiven:
+            errors.append(
+                ConfigurationError(
+                    key: "source.simulated.scenario", message: "is required when source.kind is \"simulated\""))
+        default:
+            break
+        }
+
+        if let fallback {
+            if fallback != FixSourceKind.static.rawValue {
+                table.fail("fallback", "must be \"static\", found \"\(fallback)\"", into: &errors)
+            } else if kind == .static {
+                table.fail("fallback", "cannot be \"static\" when source.kind is \"static\"", into: &errors)
+            } else if !staticGiven {
+                table.fail("fallback", "\"static\" needs a [source.static] section with latitude and longitude", into: &errors)
+            } else if staticValid {
+                settings.fallback = .static
+            }
+        }
+        return settings
+    }
+
+    mutating func gpsd(_ table: TableReader) -> GpsdSettings {
+        var table = table
+        var settings = GpsdSettings()
+        if let host = table.nonEmptyString("host", errors: &errors) { settings.host = host }
+        if let port = table.integer("port", in: 1...65535, errors: &errors) { settings.port = port }
+        if let cap = table.duration("reconnect_max", maximum: ConfigurationLoader.maximumDurationSeconds, errors: &errors) {
+            settings.reconnectMax = cap
+        }
+        if let device = table.string("device", errors: &errors), !device.isEmpty { settings.device = device }
+        if let silence = table.duration(
+            "silence_timeout", maximum: ConfigurationLoader.maximumDurationSeconds, errors: &errors)
+        {
+            settings.silenceTimeout = silence
+        }
+        table.reportUnknownKeys(errors: &errors)
+        return settings
+    }
+
+    mutating func staticSource(_ table: TableReader) -> StaticSourceSettings? {
+        var table = table
+        var valid = true
+        func coordinateComponent(
+            _ key: String, _ range: String, _ check: (Double) -> Bool, _ table: inout TableReader,
+            _ errors: inout [ConfigurationError]
+        ) -> Double? {
+            guard table.has(key) else {
+                table.fail(key, "is required in [source.static]", into: &errors)
+                _ = table.value(key)
+                return nil
+            }
+            guard let number = table.number(key, errors: &errors) else { return nil }
+            guard check(number) else {
+                table.fail(key, "must be a finite number in \(range), found \(number)", into: &errors)
+                return nil
+            }
+            return number
+        }
+        let latitude = coordinateComponent("latitude", "[-90, 90]", Coordinate.isValidLatitude, &table, &errors)
+        let longitude = coordinateComponent("longitude", "[-180, 180]", Coordinate.isValidLongitude, &table, &errors)
+        var accuracy = StaticSourceSettings.defaultHorizontalAccuracy
+        if table.has("horizontal_accuracy") {
+            if let value = table.number(
+                "horizontal_accuracy", requirement: "a finite number of metres ≥ 0", errors: &errors, { $0 >= 0 })
+            {
+                accuracy = value
+            } else {
+                valid = false
+            }
+        }
+        var altitude: Double?
+        if table.has("altitude") {
+            altitude = table.number("altitude", requirement: "a finite number of metres", errors: &errors) { _ in true }
+            if altitude == nil { valid = false }
+        }
+        table.reportUnknownKeys(errors: &errors)
+        guard valid, let latitude, let longitude else { return nil }
+        return StaticSourceSettings(
+            coordinate: Coordinate(latitude: latitude, longitude: longitude), horizontalAccuracy: accuracy,
+            altitude: altitude)
+    }
+
+    mutating func simulated(_ table: TableReader) -> SimulatedSourceSettings? {
+        var table = table
+        var result: SimulatedSourceSettings?
+        if !table.has("scenario") {
+            table.fail("scenario", "is required in [source.simulated]", into: &errors)
+        } else if let scenario = table.nonEmptyString("scenario", errors: &errors) {
+            result = SimulatedSourceSettings(scenario: resolve(scenario))
+        }
+        table.reportUnknownKeys(errors: &errors)
+        return result
+    }
+
+    // MARK: [policy]
+
+    mutating func policy(_ table: TableReader) -> Policy {
+        var table = table
+        var policy = Policy()
+        if let status = table.choice("default", of: AuthorizationStatus.self, errors: &errors) {
+            policy.defaultStatus = status
+        }
+        if let prompt = table.choice("prompt", of: PromptMode.self, errors: &errors) { policy.prompt = prompt }
+        if let timeout = table.duration(
+            "prompt_timeout", maximum: ConfigurationLoader.maximumDurationSeconds, errors: &errors)
+        {
+            policy.promptTimeout = timeout
+        }
+        if let metres = table.number(
+            "reduced_accuracy_m", requirement: "a finite number of metres greater than 0", errors: &errors, { $0 > 0 })
+        {
+            policy.reducedAccuracyMeters = metres
+        }
+        if let agent = table.table("agent", errors: &errors) { policy.agent = principals(agent) }
+        if let admin = table.table("admin", errors: &errors) { policy.admin = principals(admin) }
+        if let rules = table.tables("rules", errors: &errors) {
+            policy.rules = rules.compactMap { rule($0) }
+        }
+        table.reportUnknownKeys(errors: &errors)
+        return policy
+    }
+
+    mutating func principals(_ table: TableReader) -> PrincipalSet {
+        var table = table
+        var set = PrincipalSet(users: ["root"], groups: [])
+        if let users = table.strings("users", errors: &errors) { set.users = users }
+        if let groups = table.strings("groups", errors: &errors) { set.groups = groups }
+        table.reportUnknownKeys(errors: &errors)
+        return set
+    }
+
+    mutating func rule(_ table: TableReader) -> PolicyRule? {
+        var table = table
+        let errorCount = errors.count
+        let user = table.nonEmptyString("user", errors: &errors)
+        let uid = table.integer("uid", in: 0...Int(UInt32.max), errors: &errors)
+        let group = table.nonEmptyString("group", errors: &errors)
+        let gid = table.integer("gid", in: 0...Int(UInt32.max), errors: &errors)
+        let unit = table.nonEmptyString("unit", errors: &errors)
+        let executable = table.nonEmptyString("executable", errors: &errors)
+        if let executable, !executable.hasPrefix("/") {
+            table.fail("executable", "must be an absolute path, found \"\(executable)\"", into: &errors)
+        }
+        let hasMatcher = ["user", "uid", "group", "gid", "unit", "executable"].contains { table.has($0) }
+        if !hasMatcher {
+            errors.append(
+                ConfigurationError(
+                    key: table.path, message: "needs at least one of user, uid, group, gid, unit, executable"))
+        }
+        let status = table.choice("status", of: AuthorizationStatus.self, errors: &errors)
+        if !table.has("status") {
+            table.fail("status", "is required in every [[policy.rules]] entry", into: &errors)
+        }
+        let accuracy = table.choice("accuracy", of: AccuracyAuthorization.self, errors: &errors)
+        if table.has("accuracy"), let status, status != .authorized {
+            table.fail("accuracy", "is only allowed with status \"authorized\", found status \"\(status.rawValue)\"", into: &errors)
+        }
+        table.reportUnknownKeys(errors: &errors)
+        guard errors.count == errorCount, let status else { return nil }
+        return PolicyRule(
+            user: user, uid: uid.map { UInt32($0) }, group: group, gid: gid.map { UInt32($0) }, unit: unit,
+            executable: executable, status: status, accuracy: accuracy)
+    }
+}

@@ -1,0 +1,131 @@
+import PetSpotLocation
+import PetSpotPolicy
+
+extension DaemonConfiguration {
+    /// The effective configuration as TOML: every key with its value, defaults
+    /// filled in (what `petspot-locationd --check-config` prints).
+    ///
+    /// The output is deterministic and parses back (with
+    /// ``ConfigurationLoader/parse(text:baseDirectory:)``) to an equal
+    /// configuration. Optional keys that are unset appear as comments.
+    public func renderTOML() -> String {
+        var out = TOMLWriter()
+        out.section("daemon")
+        out.key("socket", string: daemon.socket)
+        out.key("socket_mode", string: daemon.socketModeString)
+        out.optional("socket_group", daemon.socketGroup.map(TOMLWriter.quote))
+        out.key("state_dir", string: daemon.stateDirectory)
+        out.key("max_clients", raw: String(daemon.maxClients))
+        out.key("audit_log", string: daemon.auditLog)
+        out.key("audit_log_max_bytes", raw: String(daemon.auditLogMaxBytes))
+
+        out.section("source")
+        out.key("kind", string: source.kind.rawValue)
+        out.optional("fallback", source.fallback.map { TOMLWriter.quote($0.rawValue) })
+        out.key("min_mode", raw: String(source.minMode.rawValue))
+
+        out.section("source.gpsd")
+        out.key("host", string: source.gpsd.host)
+        out.key("port", raw: String(source.gpsd.port))
+        out.key("reconnect_max", raw: TOMLWriter.seconds(source.gpsd.reconnectMax))
+        out.key("device", string: source.gpsd.device ?? "")
+        out.key("silence_timeout", raw: TOMLWriter.seconds(source.gpsd.silenceTimeout))
+
+        if let fixed = source.static {
+            out.section("source.static")
+            out.key("latitude", raw: TOMLWriter.number(fixed.coordinate.latitude))
+            out.key("longitude", raw: TOMLWriter.number(fixed.coordinate.longitude))
+            out.key("horizontal_accuracy", raw: TOMLWriter.number(fixed.horizontalAccuracy))
+            out.optional("altitude", fixed.altitude.map(TOMLWriter.number))
+        } else {
+            out.comment("[source.static] is not configured")
+        }
+        if let simulated = source.simulated {
+            out.section("source.simulated")
+            out.key("scenario", string: simulated.scenario)
+        } else {
+            out.comment("[source.simulated] is not configured")
+        }
+
+        out.section("policy")
+        out.key("default", string: policy.defaultStatus.rawValue)
+        out.key("prompt", string: policy.prompt.rawValue)
+        out.key("prompt_timeout", raw: TOMLWriter.seconds(policy.promptTimeout))
+        out.key("reduced_accuracy_m", raw: TOMLWriter.number(policy.reducedAccuracyMeters))
+        for (name, set) in [("agent", policy.agent), ("admin", policy.admin)] {
+            out.section("policy.\(name)")
+            out.key("users", raw: TOMLWriter.strings(set.users))
+            out.key("groups", raw: TOMLWriter.strings(set.groups))
+        }
+        for rule in policy.rules {
+            out.arrayTable("policy.rules")
+            if let user = rule.user { out.key("user", string: user) }
+            if let uid = rule.uid { out.key("uid", raw: String(uid)) }
+            if let group = rule.group { out.key("group", string: group) }
+            if let gid = rule.gid { out.key("gid", raw: String(gid)) }
+            if let unit = rule.unit { out.key("unit", string: unit) }
+            if let executable = rule.executable { out.key("executable", string: executable) }
+            out.key("status", string: rule.status.rawValue)
+            if rule.status == .authorized { out.key("accuracy", string: (rule.accuracy ?? .full).rawValue) }
+        }
+        return out.text
+    }
+}
+
+/// Accumulates TOML text line by line.
+private struct TOMLWriter {
+    var text = ""
+
+    mutating func section(_ name: String) {
+        if !text.isEmpty { text += "\n" }
+        text += "[\(name)]\n"
+    }
+
+    mutating func arrayTable(_ name: String) {
+        if !text.isEmpty { text += "\n" }
+        text += "[[\(name)]]\n"
+    }
+
+    mutating func key(_ key: String, raw value: String) { text += "\(key) = \(value)\n" }
+
+    mutating func key(_ key: String, string value: String) { self.key(key, raw: TOMLWriter.quote(value)) }
+
+    mutating func optional(_ key: String, _ value: String?) {
+        if let value { self.key(key, raw: value) } else { comment("\(key) is not set") }
+    }
+
+    mutating func comment(_ line: String) { text += "# \(line)\n" }
+
+    /// A TOML basic string.
+    static func quote(_ value: String) -> String {
+        var result = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    static func strings(_ values: [String]) -> String { "[" + values.map(quote).joined(separator: ", ") + "]" }
+
+    /// A finite double in a form TOML reads back to the same bits.
+    static func number(_ value: Double) -> String {
+        let text = "\(value)"
+        return text.contains(".") || text.contains("e") ? text : text + ".0"
+    }
+
+    /// Whole seconds as an integer, else a float.
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return attoseconds == 0 ? String(seconds) : number(duration.seconds)
+    }
+}

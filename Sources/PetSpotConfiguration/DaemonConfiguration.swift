@@ -1,0 +1,220 @@
+public import PetSpotLocation
+public import PetSpotPolicy
+
+/// The whole `petspot-locationd` configuration, with every default filled in.
+///
+/// Sections: `[daemon]` (``DaemonSettings``), `[source]` (``SourceSettings``)
+/// and `[policy]` (``PetSpotPolicy/Policy``). Load one with
+/// ``ConfigurationLoader``; print it with ``renderTOML()``.
+public struct DaemonConfiguration: Sendable, Hashable {
+    /// `[daemon]`.
+    public var daemon: DaemonSettings
+    /// `[source]`.
+    public var source: SourceSettings
+    /// `[policy]`.
+    public var policy: Policy
+
+    /// Creates a configuration; the defaults are those of an empty file.
+    public init(daemon: DaemonSettings = DaemonSettings(), source: SourceSettings = SourceSettings(), policy: Policy = Policy()) {
+        self.daemon = daemon
+        self.source = source
+        self.policy = policy
+    }
+}
+
+/// The `[daemon]` section.
+///
+/// - `socket`: string, default `"/run/petspot/locationd.sock"` (at most 107 bytes).
+/// - `socket_mode`: string of octal digits, default `"0660"`.
+/// - `socket_group`: string, optional (default: the daemon's group).
+/// - `state_dir`: string, default `"/var/lib/petspot-locationd"`.
+/// - `max_clients`: integer in 1...65536, default 256.
+/// - `audit_log`: string, default `"<state_dir>/audit.jsonl"`.
+/// - `audit_log_max_bytes`: integer ≥ 4096, default 10485760 (10 MiB); the
+///   audit log is rotated when it would grow past this size.
+///
+/// Relative paths are resolved against the configuration file's directory.
+public struct DaemonSettings: Sendable, Hashable {
+    /// Default `socket`.
+    public static let defaultSocket = "/run/petspot/locationd.sock"
+    /// Default `socket_mode`.
+    public static let defaultSocketMode: UInt32 = 0o660
+    /// Default `state_dir`.
+    public static let defaultStateDirectory = "/var/lib/petspot-locationd"
+    /// Default `max_clients`.
+    public static let defaultMaxClients = 256
+    /// Default `audit_log_max_bytes` (10 MiB).
+    public static let defaultAuditLogMaxBytes = 10 * 1024 * 1024
+
+    /// Path of the listening Unix socket.
+    public var socket: String
+    /// Permission bits of the socket file.
+    public var socketMode: UInt32
+    /// Group owning the socket file, when set.
+    public var socketGroup: String?
+    /// Where decisions are remembered.
+    public var stateDirectory: String
+    /// Most clients connected at once.
+    public var maxClients: Int
+    /// Path of the JSON-lines audit log.
+    public var auditLog: String
+    /// Size at which the audit log is rotated.
+    public var auditLogMaxBytes: Int
+
+    /// Creates settings; `auditLog` defaults to `<stateDirectory>/audit.jsonl`.
+    public init(
+        socket: String = DaemonSettings.defaultSocket,
+        socketMode: UInt32 = DaemonSettings.defaultSocketMode,
+        socketGroup: String? = nil,
+        stateDirectory: String = DaemonSettings.defaultStateDirectory,
+        maxClients: Int = DaemonSettings.defaultMaxClients,
+        auditLog: String? = nil,
+        auditLogMaxBytes: Int = DaemonSettings.defaultAuditLogMaxBytes
+    ) {
+        self.socket = socket
+        self.socketMode = socketMode
+        self.socketGroup = socketGroup
+        self.stateDirectory = stateDirectory
+        self.maxClients = maxClients
+        self.auditLog = auditLog ?? DaemonSettings.defaultAuditLog(stateDirectory: stateDirectory)
+        self.auditLogMaxBytes = auditLogMaxBytes
+    }
+
+    /// `<stateDirectory>/audit.jsonl`.
+    public static func defaultAuditLog(stateDirectory: String) -> String {
+        stateDirectory.hasSuffix("/") ? stateDirectory + "audit.jsonl" : stateDirectory + "/audit.jsonl"
+    }
+
+    /// ``socketMode`` as four octal digits (`"0660"`).
+    public var socketModeString: String {
+        let digits = String(socketMode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
+
+/// The `[source]` section.
+///
+/// - `kind`: `"gpsd"` | `"static"` | `"simulated"`, default `"gpsd"`.
+/// - `fallback`: `"static"`, optional; answers while the primary has no fix.
+///   Needs `kind` other than `static` and a valid `[source.static]`.
+/// - `min_mode`: integer 2 or 3, default 2.
+/// - `[source.gpsd]`: ``GpsdSettings`` (always present, defaults filled in).
+/// - `[source.static]`: ``StaticSourceSettings``; required with `kind = "static"`.
+/// - `[source.simulated]`: ``SimulatedSourceSettings``; required with `kind = "simulated"`.
+public struct SourceSettings: Sendable, Hashable {
+    /// The primary source.
+    public var kind: FixSourceKind
+    /// The fallback source (only `static`).
+    public var fallback: FixSourceKind?
+    /// The least fix dimension accepted.
+    public var minMode: FixMode
+    /// `[source.gpsd]`.
+    public var gpsd: GpsdSettings
+    /// `[source.static]`, when configured.
+    public var `static`: StaticSourceSettings?
+    /// `[source.simulated]`, when configured.
+    public var simulated: SimulatedSourceSettings?
+
+    /// Creates settings.
+    public init(
+        kind: FixSourceKind = .gpsd, fallback: FixSourceKind? = nil, minMode: FixMode = .twoD,
+        gpsd: GpsdSettings = GpsdSettings(), static: StaticSourceSettings? = nil,
+        simulated: SimulatedSourceSettings? = nil
+    ) {
+        self.kind = kind
+        self.fallback = fallback
+        self.minMode = minMode
+        self.gpsd = gpsd
+        self.static = `static`
+        self.simulated = simulated
+    }
+}
+
+/// The `[source.gpsd]` section.
+///
+/// - `host`: string, default `"127.0.0.1"`.
+/// - `port`: integer in 1...65535, default 2947.
+/// - `reconnect_max`: seconds (integer or float) in (0, 3600], default 5;
+///   the cap of the reconnect backoff.
+/// - `device`: string, optional; `""` means any device.
+/// - `silence_timeout`: seconds in (0, 3600], default 10; a connected gpsd
+///   silent this long counts as down.
+public struct GpsdSettings: Sendable, Hashable {
+    /// Default `host`.
+    public static let defaultHost = "127.0.0.1"
+    /// Default `port`.
+    public static let defaultPort = 2947
+    /// Default `reconnect_max`.
+    public static let defaultReconnectMax: Duration = .seconds(5)
+    /// Default `silence_timeout`.
+    public static let defaultSilenceTimeout: Duration = .seconds(10)
+
+    /// gpsd's host.
+    public var host: String
+    /// gpsd's TCP port.
+    public var port: Int
+    /// Cap of the reconnect backoff.
+    public var reconnectMax: Duration
+    /// Only fixes from this device path, when set.
+    public var device: String?
+    /// No-data watchdog.
+    public var silenceTimeout: Duration
+
+    /// Creates settings.
+    public init(
+        host: String = GpsdSettings.defaultHost, port: Int = GpsdSettings.defaultPort,
+        reconnectMax: Duration = GpsdSettings.defaultReconnectMax, device: String? = nil,
+        silenceTimeout: Duration = GpsdSettings.defaultSilenceTimeout
+    ) {
+        self.host = host
+        self.port = port
+        self.reconnectMax = reconnectMax
+        self.device = device
+        self.silenceTimeout = silenceTimeout
+    }
+}
+
+/// The `[source.static]` section: a fixed, configured position.
+///
+/// - `latitude`: number in [-90, 90], required.
+/// - `longitude`: number in [-180, 180], required.
+/// - `horizontal_accuracy`: metres ≥ 0, default 30.
+/// - `altitude`: metres, optional; makes the static fix 3D.
+public struct StaticSourceSettings: Sendable, Hashable {
+    /// Default `horizontal_accuracy`.
+    public static let defaultHorizontalAccuracy = 30.0
+
+    /// The position (valid).
+    public var coordinate: Coordinate
+    /// Reported horizontal accuracy.
+    public var horizontalAccuracy: Double
+    /// Altitude, when configured.
+    public var altitude: Double?
+
+    /// Creates settings.
+    public init(
+        coordinate: Coordinate, horizontalAccuracy: Double = StaticSourceSettings.defaultHorizontalAccuracy,
+        altitude: Double? = nil
+    ) {
+        self.coordinate = coordinate
+        self.horizontalAccuracy = horizontalAccuracy
+        self.altitude = altitude
+    }
+
+    /// 3D when an altitude is configured, else 2D.
+    public var mode: FixMode { altitude == nil ? .twoD : .threeD }
+}
+
+/// The `[source.simulated]` section.
+///
+/// - `scenario`: string, required; the mock's script. A relative path is
+///   resolved against the configuration file's directory.
+public struct SimulatedSourceSettings: Sendable, Hashable {
+    /// Path of the scenario file.
+    public var scenario: String
+
+    /// Creates settings.
+    public init(scenario: String) {
+        self.scenario = scenario
+    }
+}

@@ -1,1 +1,0 @@
-// PetSpotConfiguration: see README.

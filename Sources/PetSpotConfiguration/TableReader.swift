@@ -1,0 +1,178 @@
+import PetSpotLocation
+
+/// Reads one TOML table, recording every problem and which keys were used.
+struct TableReader {
+    /// The table's key path (`""` for the root).
+    let path: String
+    let entries: [String: TOMLNode]
+    private var used: Set<String> = []
+
+    init(path: String, entries: [String: TOMLNode]) {
+        self.path = path
+        self.entries = entries
+    }
+
+    /// The full key path of `key` in this table.
+    func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// Whether the table gives `key`.
+    func has(_ key: String) -> Bool { entries[key] != nil }
+
+    /// The raw value of `key`, marking it known.
+    mutating func value(_ key: String) -> TOMLNode? {
+        used.insert(key)
+        return entries[key]
+    }
+
+    /// Records an error about `key`.
+    func fail(_ key: String, _ message: String, into errors: inout [ConfigurationError]) {
+        errors.append(ConfigurationError(key: keyPath(key), message: message))
+    }
+
+    private func wrongType(_ key: String, expected: String, found: TOMLNode, into errors: inout [ConfigurationError]) {
+        fail(key, "expected \(expected), found \(found.typeDescription)", into: &errors)
+    }
+
+    /// A string value; `nil` when absent or wrong.
+    mutating func string(_ key: String, errors: inout [ConfigurationError]) -> String? {
+        guard let node = value(key) else { return nil }
+        guard case .string(let text) = node else {
+            wrongType(key, expected: "a string", found: node, into: &errors)
+            return nil
+        }
+        return text
+    }
+
+    /// A non-empty string value.
+    mutating func nonEmptyString(_ key: String, errors: inout [ConfigurationError]) -> String? {
+        guard let text = string(key, errors: &errors) else { return nil }
+        guard !text.isEmpty else {
+            fail(key, "must not be empty", into: &errors)
+            return nil
+        }
+        return text
+    }
+
+    /// An integer value (floats are refused).
+    mutating func integer(_ key: String, errors: inout [ConfigurationError]) -> Int? {
+        guard let node = value(key) else { return nil }
+        guard case .integer(let number) = node else {
+            wrongType(key, expected: "an integer", found: node, into: &errors)
+            return nil
+        }
+        return number
+    }
+
+    /// An integer in `range`.
+    mutating func integer(_ key: String, in range: ClosedRange<Int>, errors: inout [ConfigurationError]) -> Int? {
+        guard let number = integer(key, errors: &errors) else { return nil }
+        guard range.contains(number) else {
+            fail(key, "must be in \(range.lowerBound)...\(range.upperBound), found \(number)", into: &errors)
+            return nil
+        }
+        return number
+    }
+
+    /// A number (integers are accepted where floats are expected).
+    mutating func number(_ key: String, errors: inout [ConfigurationError]) -> Double? {
+        guard let node = value(key) else { return nil }
+        switch node {
+        case .float(let number): return number
+        case .integer(let number): return Double(number)
+        default:
+            wrongType(key, expected: "a number", found: node, into: &errors)
+            return nil
+        }
+    }
+
+    /// A finite number satisfying `isAcceptable`, else an error saying `requirement`.
+    mutating func number(
+        _ key: String, requirement: String, errors: inout [ConfigurationError], _ isAcceptable: (Double) -> Bool
+    ) -> Double? {
+        guard let number = number(key, errors: &errors) else { return nil }
+        guard number.isFinite, isAcceptable(number) else {
+            fail(key, "must be \(requirement), found \(number)", into: &errors)
+            return nil
+        }
+        return number
+    }
+
+    /// A duration in seconds (integer or float) in (0, `maximum`].
+    mutating func duration(_ key: String, maximum: Double, errors: inout [ConfigurationError]) -> Duration? {
+        let seconds = number(
+            key, requirement: "a number of seconds greater than 0 and at most \(Int(maximum))", errors: &errors
+        ) { $0 > 0 && $0 <= maximum }
+        return seconds.map(Duration.fromSeconds)
+    }
+
+    /// One of an enumeration's raw values.
+    mutating func choice<T: RawRepresentable & CaseIterable>(
+        _ key: String, of type: T.Type, errors: inout [ConfigurationError]
+    ) -> T? where T.RawValue == String {
+        guard let text = string(key, errors: &errors) else { return nil }
+        guard let value = T(rawValue: text) else {
+            let allowed = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            fail(key, "must be one of \(allowed), found \"\(text)\"", into: &errors)
+            return nil
+        }
+        return value
+    }
+
+    /// An array of strings.
+    mutating func strings(_ key: String, errors: inout [ConfigurationError]) -> [String]? {
+        guard let node = value(key) else { return nil }
+        guard case .array(let items) = node else {
+            wrongType(key, expected: "an array of strings", found: node, into: &errors)
+            return nil
+        }
+        var result: [String] = []
+        var valid = true
+        for (index, item) in items.enumerated() {
+            if case .string(let text) = item {
+                result.append(text)
+            } else {
+                errors.append(
+                    ConfigurationError(
+                        key: "\(keyPath(key))[\(index)]", message: "expected a string, found \(item.typeDescription)"))
+                valid = false
+            }
+        }
+        return valid ? result : nil
+    }
+
+    /// A sub-table; `nil` when absent or not a table.
+    mutating func table(_ key: String, errors: inout [ConfigurationError]) -> TableReader? {
+        guard let node = value(key) else { return nil }
+        guard case .table(let entries) = node else {
+            wrongType(key, expected: "a table", found: node, into: &errors)
+            return nil
+        }
+        return TableReader(path: keyPath(key), entries: entries)
+    }
+
+    /// An array of tables (`[[key]]`); `nil` when absent or wrong.
+    mutating func tables(_ key: String, errors: inout [ConfigurationError]) -> [TableReader]? {
+        guard let node = value(key) else { return nil }
+        guard case .array(let items) = node else {
+            wrongType(key, expected: "an array of tables", found: node, into: &errors)
+            return nil
+        }
+        var result: [TableReader] = []
+        for (index, item) in items.enumerated() {
+            let itemPath = "\(keyPath(key))[\(index)]"
+            if case .table(let entries) = item {
+                result.append(TableReader(path: itemPath, entries: entries))
+            } else {
+                errors.append(ConfigurationError(key: itemPath, message: "expected a table, found \(item.typeDescription)"))
+            }
+        }
+        return result
+    }
+
+    /// Records every key of this table that was never asked for, in sorted order.
+    func reportUnknownKeys(errors: inout [ConfigurationError]) {
+        for key in entries.keys.sorted() where !used.contains(key) {
+            fail(key, "unknown key", into: &errors)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// PetSpotPolicy: see README.

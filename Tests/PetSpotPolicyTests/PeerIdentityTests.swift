@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import PetSpotLocation
+import PetSpotPolicy
+import Testing
+
+@Suite struct SystemdUnitTests {
+    @Test(arguments: [
+        ("0::/system.slice/petspot-report.service\n", "petspot-report.service"),
+        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope\n", "app-foo.scope"),
+        ("0::/user.slice/user-1000.slice/session-3.scope\n", "session-3.scope"),
+        ("0::/system.slice/docker.service/payload\n", "docker.service"),
+        ("0::/init.scope\n", "init.scope"),
+        ("0::/\n", nil),
+        ("0::/user.slice/user-1000.slice\n", nil),
+        ("", nil),
+        (
+            """
+            12:pids:/system.slice/ssh.service
+            11:cpu,cpuacct:/system.slice/ssh.service
+            1:name=systemd:/system.slice/ssh.service
+            """, "ssh.service"
+        ),
+        (
+            """
+            1:name=systemd:/system.slice/ssh.service
+            0::/
+            """, "ssh.service"
+        ),
+        (
+            """
+            1:name=systemd:/system.slice/old.service
+            0::/system.slice/new.service
+            """, "new.service"
+        ),
+        ("0::/system.slice/odd:name.service\n", "odd:name.service"),
+        ("garbage\n", nil),
+    ] as [(String, String?)])
+    func parses(text: String, unit: String?) {
+        #expect(SystemdUnit.parse(cgroup: text) == unit)
+    }
+}
+
+@Suite struct PeerIdentityResolverTests {
+    @Test func resolvesCurrentProcess() throws {
+        let identity = PeerIdentityResolver().identity(uid: getuid(), gid: getgid(), pid: getpid())
+        #expect(identity.uid == getuid())
+        #expect(identity.gid == getgid())
+        #expect(identity.user != nil)
+        #expect(identity.user == PeerIdentityResolver.userName(uid: getuid()))
+        #expect(identity.groupIDs?.first == getgid())
+        #expect(identity.groups?.isEmpty == false)
+        let executable = try #require(identity.executable)
+        #expect(executable.hasPrefix("/"))
+        #expect(executable.contains("PackageTests"), "\(executable)")
+    }
+
+    @Test func rootIsKnown() {
+        #expect(PeerIdentityResolver.userName(uid: 0) == "root")
+        #expect(PeerIdentityResolver.groupName(gid: 0) == "root")
+    }
+
+    @Test func injectedProcRoot() throws {
+        var template = Array("/tmp/petspot-proc-XXXXXX".utf8CString)
+        let root = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer {
+            unlink("\(root)/77/cgroup")
+            unlink("\(root)/77/exe")
+            rmdir("\(root)/77")
+            rmdir(root)
+        }
+        #expect(mkdir("\(root)/77", 0o755) == 0)
+        let file = fopen("\(root)/77/cgroup", "w")
+        fputs("0::/system.slice/petspot-report.service\n", file)
+        fclose(file)
+        #expect(symlink("/usr/bin/petspot-report", "\(root)/77/exe") == 0)
+
+        let resolver = PeerIdentityResolver(procRoot: root)
+        let identity = resolver.identity(uid: 0, gid: 0, pid: 77)
+        #expect(identity.unit == "petspot-report.service")
+        #expect(identity.executable == "/usr/bin/petspot-report")
+        #expect(resolver.unit(pid: 78) == nil)
+        #expect(resolver.executable(pid: 78) == nil)
+    }
+}
