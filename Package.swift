@@ -93,7 +93,10 @@ let package = Package(
         // MARK: Executables (thin)
         .executableTarget(
             name: "petspot-locationd",
-            dependencies: ["PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", argumentParser, logging],
+            dependencies: [
+                "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
+                "PetSpotLocationMock", "PetSpotStaticSource", argumentParser, logging,
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

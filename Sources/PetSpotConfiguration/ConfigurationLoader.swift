@@ -218,7 +218,6 @@ private struct Parser {
             settings.static = staticSource(staticTable)
             staticValid = settings.static != nil
         }
-        let simulatedGiven = table.has("simulated")
         if let simulatedTable = table.table("simulated", errors: &errors) {
             settings.simulated = simulated(simulatedTable)
         }
@@ -229,10 +228,6 @@ private struct Parser {
             errors.append(
                 ConfigurationError(
                     key: "source.static", message: "is required when source.kind is \"static\" (latitude and longitude)"))
-        case .simulated where !simulatedGiven:
-            errors.append(
-                ConfigurationError(
-                    key: "source.simulated.scenario", message: "is required when source.kind is \"simulated\""))
         default:
             break
         }
@@ -316,7 +311,7 @@ private struct Parser {
         var table = table
         var result: SimulatedSourceSettings?
         if !table.has("scenario") {
-            table.fail("scenario", "is required in [source.simulated]", into: &errors)
+            result = SimulatedSourceSettings(scenario: nil)
         } else if let scenario = table.nonEmptyString("scenario", errors: &errors) {
             result = SimulatedSourceSettings(scenario: resolve(scenario))
         }

@@ -42,7 +42,11 @@ extension DaemonConfiguration {
         }
         if let simulated = source.simulated {
             out.section("source.simulated")
-            out.key("scenario", string: simulated.scenario)
+            if let scenario = simulated.scenario {
+                out.key("scenario", string: scenario)
+            } else {
+                out.comment("scenario is not set: the built-in demo walk plays")
+            }
         } else {
             out.comment("[source.simulated] is not configured")
         }

@@ -100,7 +100,7 @@ public struct DaemonSettings: Sendable, Hashable {
 /// - `min_mode`: integer 2 or 3, default 2.
 /// - `[source.gpsd]`: ``GpsdSettings`` (always present, defaults filled in).
 /// - `[source.static]`: ``StaticSourceSettings``; required with `kind = "static"`.
-/// - `[source.simulated]`: ``SimulatedSourceSettings``; required with `kind = "simulated"`.
+/// - `[source.simulated]`: ``SimulatedSourceSettings``; optional (`kind = "simulated"` without it plays the built-in demo walk).
 public struct SourceSettings: Sendable, Hashable {
     /// The primary source.
     public var kind: FixSourceKind
@@ -207,7 +207,7 @@ public struct StaticSourceSettings: Sendable, Hashable {
 
 /// The `[source.simulated]` section.
 ///
-/// - `scenario`: string, required; the mock's script. A relative path is
+/// - `scenario`: string, optional (default: the built-in demo walk); the mock's script. A relative path is
 ///   resolved against the configuration file's directory.
 public struct SimulatedSourceSettings: Sendable, Hashable {
     /// Path of the scenario file.

@@ -221,3 +221,12 @@ func errorKeys(_ text: String) -> [String] { errors(text).compactMap(\.key) }
             ])
     }
 }
+
+@Test("kind = simulated without a scenario plays the built-in demo walk")
+func simulatedWithoutScenarioUsesBuiltIn() throws {
+    let configuration = try ConfigurationLoader.parse(text: "[source]\nkind = \"simulated\"\n")
+    #expect(configuration.source.kind == .simulated)
+    #expect(configuration.source.simulated?.scenario == nil)
+    let rendered = configuration.renderTOML()
+    #expect(try ConfigurationLoader.parse(text: rendered).source.kind == .simulated)
+}

@@ -34,9 +34,7 @@ import Testing
             "source.fallback"
         ),
         ("[source]\nkind = \"static\"", "source.static"),
-        ("[source]\nkind = \"simulated\"", "source.simulated.scenario"),
         ("[source.simulated]\nscenario = \"\"", "source.simulated.scenario"),
-        ("[source.simulated]", "source.simulated.scenario"),
         ("[source.gpsd]\nport = 0", "source.gpsd.port"),
         ("[source.gpsd]\nport = 65536", "source.gpsd.port"),
         ("[source.gpsd]\nport = \"2947\"", "source.gpsd.port"),

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PetSpotConfiguration
+import PetSpotDaemon
+import PetSpotLocation
+
+/// `petspot-locationd`: the PetSpot location daemon.
+@main
+struct LocationDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "petspot-locationd",
+        abstract: "Serve this device's location to local clients over a Unix socket (JSON-RPC 2.0).",
+        discussion: """
+            Positions come from gpsd (a hardware receiver), a fixed configured position
+            (kiosks), or a scripted simulation (no hardware). Who may see them is decided
+            by the [policy] section, from the kernel's identity of each client.
+
+            Configuration: TOML, see config/locationd.toml and the README. Unknown keys
+            are errors. --check-config prints the effective configuration (every key,
+            defaults filled in) and exits 0, or prints every error with its key and exits 1.
+
+            Signals: SIGTERM/SIGINT stop cleanly (exit 0, socket removed).
+
+            Examples:
+              petspot-locationd --demo                     # simulated source, socket in /tmp
+              petspot-locationd --config /etc/petspot/locationd.toml
+              petspot-locationd --config my.toml --check-config
+            """,
+        version: DaemonVersion.current)
+
+    @Option(name: .long, help: "The configuration file.")
+    var config: String = ConfigurationLoader.defaultPath
+
+    @Flag(name: .long, help: "Run on the embedded demo configuration: simulated source, no hardware, no config file.")
+    var demo = false
+
+    @Flag(name: .customLong("check-config"), help: "Validate the configuration, print it in full, and exit.")
+    var checkConfig = false
+
+    @Option(name: .long, help: "Override daemon.socket (the socket path).")
+    var socket: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    func run() async throws {
+        var configuration: DaemonConfiguration
+        do {
+            configuration = demo ? try DemoConfiguration.make() : try ConfigurationLoader.load(path: config)
+        } catch {
+            FileHandle.standardError.write(Data("petspot-locationd: invalid configuration\n\(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        if let socket { configuration.daemon.socket = socket }
+        if checkConfig {
+            print(configuration.renderTOML(), terminator: "")
+            return
+        }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "petspot.locationd")
+        let source: DaemonSource
+        do {
+            source = try SourceFactory.make(configuration.source, logger: logger)
+        } catch {
+            logger.critical("cannot start the position source", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
+        let daemon = LocationDaemon(
+            settings: ServerSettings(configuration.daemon), source: source, logger: logger)
+        do {
+            try await daemon.run()
+        } catch {
+            logger.critical("stopped on error", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
+    }
+}
+
+extension ServerSettings {
+    /// The server's share of `[daemon]`.
+    init(_ daemon: PetSpotConfiguration.DaemonSettings) {
+        self.init(
+            socketPath: daemon.socket, socketMode: daemon.socketMode, socketGroup: daemon.socketGroup,
+            maxClients: daemon.maxClients)
+    }
+}

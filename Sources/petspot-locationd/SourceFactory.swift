@@ -1,0 +1,53 @@
+import Logging
+import PetSpotConfiguration
+import PetSpotDaemon
+import PetSpotFixHub
+import PetSpotLocation
+import PetSpotLocationMock
+import PetSpotStaticSource
+
+/// Builds the configured position source (`[source]`). The only place that
+/// knows every kind of source; the daemon library sees a ``DaemonSource``.
+enum SourceFactory {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func make(_ settings: SourceSettings, logger: Logger) throws -> DaemonSource {
+        let fallback = try settings.fallback.map { _ in try staticPosition(settings).fallback }
+        switch settings.kind {
+        case .static:
+            let position = try staticPosition(settings)
+            return DaemonSource(service: StaticLocationService(position: position))
+        case .simulated:
+            let scenario: Scenario
+            if let path = settings.simulated?.scenario ?? nil {
+                do {
+                    scenario = try Scenario.load(contentsOf: path)
+                } catch {
+                    throw Failure(description: "source.simulated.scenario: \(error.description)")
+                }
+            } else {
+                scenario = DemoConfiguration.scenario
+            }
+            return .streaming(ScenarioPlayer(scenario: scenario), minimumMode: settings.minMode, fallback: fallback)
+        case .gpsd:
+            return .streaming(
+                GpsdSourceFactory.producer(settings.gpsd, logger: logger), minimumMode: settings.minMode,
+                fallback: fallback)
+        }
+    }
+
+    static func staticPosition(_ settings: SourceSettings) throws -> StaticPosition {
+        guard let position = settings.static else {
+            throw Failure(description: "source.static: latitude and longitude are required")
+        }
+        do {
+            return try StaticPosition(
+                latitude: position.coordinate.latitude, longitude: position.coordinate.longitude,
+                horizontalAccuracy: position.horizontalAccuracy, altitude: position.altitude)
+        } catch {
+            throw Failure(description: "source.static: \(error)")
+        }
+    }
+}
