@@ -1,0 +1,115 @@
+import Logging
+import PetSpotFixHub
+import PetSpotLocation
+
+/// Feeds a ``FixHub`` from gpsd through libgps.
+///
+/// `run(reportingTo:)` connects, asks gpsd to stream JSON
+/// (`WATCH_ENABLE | WATCH_JSON`) and turns every TPV report into a
+/// ``SourceEvent``:
+/// - the first line gpsd sends → `.connected(device:)` (again whenever the
+///   reporting device changes, so `daemon.status` names it);
+/// - a 2D/3D TPV with a valid coordinate → `.fix` (the hub applies `min_mode`
+///   and counts what it drops);
+/// - a mode 0/1 TPV → `.noFix`;
+/// - a TPV with NaN or out-of-range coordinates, another device's TPV (with
+///   ``GpsdConfiguration/device`` set), or a truncated line → `.rejected`;
+/// - a failed connection attempt, a closed connection, or a gpsd silent for
+///   ``GpsdConfiguration/silenceTimeout`` → `.disconnected`, then a reconnect
+///   after a capped exponential backoff (from
+///   ``GpsdConfiguration/initialReconnectDelay``, doubling up to
+///   ``GpsdConfiguration/reconnectMax``; reset once gpsd has spoken).
+///
+/// Fixes carry `receivedAt: .now` (monotonic receipt time), so a receiver
+/// clock that is 1024 weeks off or steps backwards never makes a fix look
+/// fresh or stale. libgps runs on a dedicated thread per connection, never
+/// on the cooperative pool; cancelling the calling task stops it within one
+/// ``GpsdConfiguration/pollInterval`` and closes the socket before `run` returns.
+public struct GpsdFixProducer: FixProducer {
+    /// Always `.gpsd`.
+    public var kind: FixSourceKind { .gpsd }
+    /// Where and how to connect.
+    public let configuration: GpsdConfiguration
+    private let logger: Logger
+
+    /// Creates a producer; nothing connects until ``run(reportingTo:)``.
+    /// - Parameters:
+    ///   - configuration: `[source.gpsd]`.
+    ///   - logger: receives connection changes (info) and dropped reports (debug).
+    public init(configuration: GpsdConfiguration, logger: Logger = Logger(label: "petspot.gpsd")) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Connects and reconnects until the calling task is cancelled.
+    /// Never throws; returns only on cancellation, after the socket is closed.
+    public func run(reportingTo hub: FixHub) async {
+        var backoff = ReconnectBackoff(
+            initial: configuration.initialReconnectDelay, cap: configuration.reconnectMax)
+        var wasUp = false
+        while !Task.isCancelled {
+            let spoke = await session(reportingTo: hub, wasUp: &wasUp)
+            if Task.isCancelled { break }
+            if spoke { backoff.reset() }
+            let delay = backoff.next()
+            logger.debug("reconnecting to gpsd", metadata: ["delay": "\(delay)"])
+            do { try await Task.sleep(for: delay) } catch { break }
+        }
+    }
+
+    /// One connection, from the attempt to its end.
+    /// - Returns: whether gpsd sent anything on it.
+    private func session(reportingTo hub: FixHub, wasUp: inout Bool) async -> Bool {
+        let (events, stop) = GpsdReader.start(configuration)
+        var spoke = false
+        var device: String?
+        let filter = configuration.device
+        await withTaskCancellationHandler {
+            for await event in events {
+                switch event {
+                case .alive:
+                    spoke = true
+                    wasUp = true
+                    device = filter
+                    logger.info(
+                        "connected to gpsd",
+                        metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
+                    await hub.receive(.connected(device: filter))
+                case .report(let report):
+                    if let filter, report.device != filter {
+                        logger.debug("ignoring another device's report", metadata: ["device": "\(report.device)"])
+                        await hub.receive(.rejected(reason: "report from \(report.device), not \(filter)"))
+                        continue
+                    }
+                    switch report.outcome(receivedAt: .now) {
+                    case .fix(let fix):
+                        if !report.device.isEmpty, report.device != device {
+                            device = report.device
+                            await hub.receive(.connected(device: report.device))
+                        }
+                        await hub.receive(.fix(fix))
+                    case .noFix:
+                        await hub.receive(.noFix)
+                    case .rejected(let reason):
+                        logger.debug("rejected a gpsd report", metadata: ["reason": "\(reason)"])
+                        await hub.receive(.rejected(reason: reason))
+                    }
+                case .malformed(let reason):
+                    logger.debug("rejected a gpsd line", metadata: ["reason": "\(reason)"])
+                    await hub.receive(.rejected(reason: reason))
+                case .ended(let reason):
+                    if wasUp {
+                        logger.warning("gpsd is unavailable", metadata: ["reason": "\(reason)"])
+                        wasUp = false
+                    } else {
+                        logger.debug("gpsd is unavailable", metadata: ["reason": "\(reason)"])
+                    }
+                    await hub.receive(.disconnected(reason: reason))
+                }
+            }
+        } onCancel: {
+            stop.stop()
+        }
+        return spoke
+    }
+}

@@ -1,0 +1,69 @@
+import Logging
+import PetSpotFixHub
+import PetSpotLocation
+
+/// The gpsd source as a ``LocationService``: a ``FixHub`` fed by a
+/// ``GpsdFixProducer``, with the optional `source.fallback`.
+///
+/// The daemon creates it, runs ``run()`` in its service group, and serves
+/// requests through the `LocationService` methods:
+///
+/// ```swift
+/// let gpsd = GpsdLocationService(configuration: config, minimumMode: .twoD, fallback: staticFallback)
+/// group.addTask { await gpsd.run() }     // until cancelled
+/// let fix = try await gpsd.location(LocationRequest())
+/// ```
+///
+/// With a fallback, requests get the fallback's fix (marked with its own
+/// source kind) whenever gpsd is down or has no fix within the request's
+/// `maxAge`; gpsd's fixes answer again as soon as it has one.
+public struct GpsdLocationService: LocationService, SourceStatusReporting {
+    /// The engine holding the newest fix, waiters, watchers and counters.
+    public let hub: FixHub
+    /// The gpsd reader that feeds ``hub``.
+    public let producer: GpsdFixProducer
+    private let service: HubLocationService
+
+    /// Creates the source; nothing connects until ``run()``.
+    /// - Parameters:
+    ///   - configuration: `[source.gpsd]`.
+    ///   - minimumMode: `source.min_mode`; lower fixes are dropped and counted.
+    ///   - fallback: `source.fallback`, e.g. the static position.
+    ///   - logger: for connection changes.
+    public init(
+        configuration: GpsdConfiguration = GpsdConfiguration(),
+        minimumMode: FixMode = .twoD,
+        fallback: Fallback? = nil,
+        logger: Logger = Logger(label: "petspot.gpsd")
+    ) {
+        let hub = FixHub(kind: .gpsd, minimumMode: minimumMode, fallback: fallback)
+        self.hub = hub
+        self.producer = GpsdFixProducer(configuration: configuration, logger: logger)
+        self.service = HubLocationService(hub: hub)
+    }
+
+    /// Reads gpsd (reconnecting as needed) until the calling task is cancelled.
+    public func run() async {
+        await producer.run(reportingTo: hub)
+    }
+
+    public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
+        try await service.location(request)
+    }
+
+    public func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
+        service.updates(options)
+    }
+
+    public func authorizationStatus() async throws(LocationError) -> AuthorizationState {
+        try await service.authorizationStatus()
+    }
+
+    public func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
+        -> AuthorizationState
+    {
+        try await service.requestAuthorization(accuracy: accuracy)
+    }
+
+    public func sourceStatus() async -> SourceStatus { await service.sourceStatus() }
+}

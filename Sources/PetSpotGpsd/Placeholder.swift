@@ -1,1 +1,0 @@
-// PetSpotGpsd: see README.

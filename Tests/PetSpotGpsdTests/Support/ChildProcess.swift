@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// An external program run by a test, always bounded: `timeout(1)` wraps it
+/// (it puts the program in its own process group and, on expiry or on our
+/// SIGTERM, signals the whole group, so gpsfake's gpsd goes too).
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked: `Process` is not Sendable; it is only touched in init and
+    // through its thread-safe pid, and the exit status lives in a Mutex.
+    private let process = Process()
+    private let status = Locked<Int32?>(nil)
+    private let exits: AsyncStream<Int32>
+    private let exitContinuation: AsyncStream<Int32>.Continuation
+
+    /// The wrapped program's command line, for messages.
+    let commandLine: String
+
+    /// Starts `arguments` under `timeout -k 3 <limit>`, output to `outputPath` (or /dev/null).
+    init(_ arguments: [String], limit: Duration, outputPath: String? = nil) throws {
+        commandLine = arguments.joined(separator: " ")
+        (exits, exitContinuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["-k", "3", "\(Int(limit.components.seconds))"] + arguments
+        if let outputPath {
+            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+            process.standardOutput = handle
+            process.standardError = handle
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
+        process.standardInput = FileHandle.nullDevice
+        let status = self.status
+        let continuation = exitContinuation
+        process.terminationHandler = { finished in
+            status.value = finished.terminationStatus
+            continuation.yield(finished.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    /// The pid of `timeout`, whose process group holds the program.
+    var pid: Int32 { process.processIdentifier }
+
+    /// The exit status once it exited.
+    var exitStatus: Int32? { status.value }
+
+    /// Waits for the exit, at most `limit`.
+    /// - Returns: the exit status, or nil when it is still running.
+    func waitForExit(within limit: Duration) async -> Int32? {
+        if let done = exitStatus { return done }
+        let exits = self.exits
+        return await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                for await code in exits { return code }
+                return self.exitStatus
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? exitStatus
+        }
+    }
+
+    /// Sends `signal` to the program (through `timeout`, which relays it to its group).
+    func signal(_ signal: Int32) {
+        guard exitStatus == nil else { return }
+        kill(pid, signal)
+    }
+
+    /// Stops it for good: SIGTERM, then SIGKILL to `timeout`'s group; waits for the exit.
+    func terminate() async {
+        signal(SIGTERM)
+        if await waitForExit(within: .seconds(5)) == nil {
+            kill(-pid, SIGKILL)
+            kill(pid, SIGKILL)
+            _ = await waitForExit(within: .seconds(5))
+        }
+    }
+}
+
+/// A gpsd run directly (no gpsfake), so a test can SIGKILL it like a crash.
+final class GpsdDaemon: @unchecked Sendable {
+    // @unchecked for the same reason as ChildProcess.
+    private let process = Process()
+    private let exited = Locked(false)
+    private let exits: AsyncStream<Void>
+    let port: Int
+
+    /// Starts `gpsd -N -n -S port devices…` in the foreground, output discarded.
+    init(port: Int, devices: [String]) throws {
+        self.port = port
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        exits = stream
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/gpsd")
+        process.arguments = ["-N", "-n", "-S", "\(port)"] + devices
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        let exited = self.exited
+        process.terminationHandler = { _ in
+            exited.value = true
+            continuation.yield()
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    /// SIGKILL, as if gpsd crashed; returns once it is reaped (bounded).
+    func kill() async {
+        if !exited.value { Glibc.kill(process.processIdentifier, SIGKILL) }
+        let exits = self.exits
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in exits { return } }
+            group.addTask { try? await Task.sleep(for: .seconds(5)) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// Where the receiver captures are: `<repo>/../shared/gps-logs`.
+enum Captures {
+    static let directory: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        // …/<repo>/Tests/PetSpotGpsdTests/Support/Environment.swift → <repo>
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.deletingLastPathComponent().appendingPathComponent("shared/gps-logs").path
+    }()
+
+    static func path(_ name: String) -> String { directory + "/" + name }
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago.
+func freeLoopbackPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Open file descriptors and threads of this process.
+struct ResourceCount: Equatable, CustomStringConvertible {
+    var fileDescriptors: Int
+    var threads: Int
+
+    static func now() -> ResourceCount {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+        return ResourceCount(fileDescriptors: fds, threads: tasks)
+    }
+
+    var description: String { "\(fileDescriptors) fds, \(threads) threads" }
+}
+
+/// Polls `condition` until it holds or `limit` passes (for states that have no signal).
+func eventually(within limit: Duration, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
+
+/// At most `limit` bodies at once (gpsfake replays on a 2-core CI machine).
+actor Gate {
+    private let limit: Int
+    private var running = 0
+    private var queue: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+        if running >= limit {
+            await withCheckedContinuation { queue.append($0) }
+        } else {
+            running += 1
+        }
+        defer {
+            if queue.isEmpty { running -= 1 } else { queue.removeFirst().resume() }
+        }
+        return try await body()
+    }
+}
+
+/// A value shared between test threads, behind a `Mutex`.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value {
+        get { mutex.withLock { $0 } }
+        set { mutex.withLock { $0 = newValue } }
+    }
+}
