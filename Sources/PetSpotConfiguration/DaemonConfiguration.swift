@@ -210,11 +210,11 @@ public struct StaticSourceSettings: Sendable, Hashable {
 /// - `scenario`: string, optional (default: the built-in demo walk); the mock's script. A relative path is
 ///   resolved against the configuration file's directory.
 public struct SimulatedSourceSettings: Sendable, Hashable {
-    /// Path of the scenario file.
-    public var scenario: String
+    /// Path of the scenario file; `nil` plays the built-in demo walk.
+    public var scenario: String?
 
     /// Creates settings.
-    public init(scenario: String) {
+    public init(scenario: String?) {
         self.scenario = scenario
     }
 }
