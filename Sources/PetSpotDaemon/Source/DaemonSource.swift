@@ -31,7 +31,7 @@ public struct DaemonSource: Sendable {
 }
 
 /// Runs a ``FixProducer`` for the daemon's lifetime.
-public struct ProducerService: Service {
+public struct ProducerService: Service, CustomStringConvertible {
     let producer: any FixProducer
     let hub: FixHub
 
@@ -39,6 +39,8 @@ public struct ProducerService: Service {
         self.producer = producer
         self.hub = hub
     }
+
+    public var description: String { "ProducerService(\(producer.kind.rawValue))" }
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
