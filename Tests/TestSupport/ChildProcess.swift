@@ -5,34 +5,40 @@ import Musl
 #endif
 import Foundation
 
-/// A real child process for integration tests: its output captured, its
-/// lifetime bounded, and always killed when the test is done.
+/// A real child process for integration tests: its output collected as it
+/// comes (so a chatty child never blocks on a full pipe), its lifetime
+/// bounded, and always killed when the test is done.
 public final class ChildProcess: @unchecked Sendable {
     public let process = Process()
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
     private let stdinPipe = Pipe()
     private let exited = DispatchSemaphore(value: 0)
+    private let stdoutCollector: OutputCollector
+    private let stderrCollector: OutputCollector
 
-    /// Starts `executable` with `arguments`.
+    /// Starts `executable` with `arguments` (and extra environment variables).
     public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
+        let stdoutPipe = Pipe()
+        let stderrPipe = Pipe()
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         process.standardInput = stdinPipe
         let exited = self.exited
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
+        stdoutCollector = OutputCollector(stdoutPipe.fileHandleForReading)
+        stderrCollector = OutputCollector(stderrPipe.fileHandleForReading)
     }
 
     public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
 
     /// Writes to the child's standard input.
-    public func write(_ text: String) { stdinPipe.fileHandleForWriting.write(Data(text.utf8)) }
+    public func write(_ text: String) { try? stdinPipe.fileHandleForWriting.write(contentsOf: Data(text.utf8)) }
 
     /// Closes the child's standard input.
     public func closeInput() { try? stdinPipe.fileHandleForWriting.close() }
@@ -41,6 +47,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits for the exit within `timeout` seconds; kills it and returns `nil` past that.
+    @discardableResult
     public func wait(timeout: Double) -> Int32? {
         if exited.wait(timeout: .now() + timeout) == .timedOut {
             kill(process.processIdentifier, SIGKILL)
@@ -52,15 +59,21 @@ public final class ChildProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// Everything the child wrote to stdout (after it exited).
-    public func output() -> String {
-        String(decoding: stdoutPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    /// Whether the child's stderr shows `text` within `timeout` seconds.
+    public func waitForStderr(containing text: String, timeout: Double) -> Bool {
+        stderrCollector.wait(for: text, timeout: timeout)
     }
 
-    /// Everything the child wrote to stderr (after it exited).
-    public func errors() -> String {
-        String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    /// Whether the child's stdout shows `text` within `timeout` seconds.
+    public func waitForStdout(containing text: String, timeout: Double) -> Bool {
+        stdoutCollector.wait(for: text, timeout: timeout)
     }
+
+    /// What the child wrote to stdout so far (all of it once it exited).
+    public func output() -> String { stdoutCollector.text(final: !process.isRunning) }
+
+    /// What the child wrote to stderr so far (all of it once it exited).
+    public func errors() -> String { stderrCollector.text(final: !process.isRunning) }
 
     /// Kills the child if it still runs.
     public func terminate() {
@@ -72,7 +85,8 @@ public final class ChildProcess: @unchecked Sendable {
 
     deinit { terminate() }
 
-    /// Runs a command to completion within `timeout` and returns (status, stdout, stderr).
+    /// Runs a command to completion within `timeout` and returns (status, stdout, stderr);
+    /// status is `nil` when it had to be killed.
     public static func run(
         _ executable: String, _ arguments: [String], input: String? = nil, timeout: Double = 60,
         environment: [String: String]? = nil
@@ -80,37 +94,51 @@ public final class ChildProcess: @unchecked Sendable {
         let child = try ChildProcess(executable, arguments, environment: environment)
         if let input { child.write(input) }
         child.closeInput()
-        // Drain the pipes while waiting so a chatty child cannot block on a full pipe.
-        let outputs = DrainedOutput(child)
         let status = child.wait(timeout: timeout)
-        let (out, err) = outputs.finish()
-        return (status, out, err)
+        return (status, child.output(), child.errors())
     }
 }
 
-/// Reads a child's stdout and stderr on background threads.
-final class DrainedOutput: @unchecked Sendable {
-    private var out = Data()
-    private var err = Data()
-    private let group = DispatchGroup()
+/// Collects a pipe's bytes on a background thread and lets tests wait for text.
+final class OutputCollector: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var data = Data()
+    private var finished = false
 
-    init(_ child: ChildProcess) {
-        let outHandle = (child.process.standardOutput as! Pipe).fileHandleForReading
-        let errHandle = (child.process.standardError as! Pipe).fileHandleForReading
-        group.enter()
-        DispatchQueue.global().async {
-            self.out = outHandle.readDataToEndOfFile()
-            self.group.leave()
-        }
-        group.enter()
-        DispatchQueue.global().async {
-            self.err = errHandle.readDataToEndOfFile()
-            self.group.leave()
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                condition.lock()
+                if chunk.isEmpty {
+                    finished = true
+                } else {
+                    data.append(chunk)
+                }
+                condition.broadcast()
+                condition.unlock()
+                if chunk.isEmpty { return }
+            }
         }
     }
 
-    func finish() -> (String, String) {
-        group.wait()
-        return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    func wait(for text: String, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !String(decoding: data, as: UTF8.self).contains(text) {
+            if finished || !condition.wait(until: deadline) { return String(decoding: data, as: UTF8.self).contains(text) }
+        }
+        return true
+    }
+
+    func text(final: Bool) -> String {
+        condition.lock()
+        defer { condition.unlock() }
+        if final {
+            let deadline = Date().addingTimeInterval(5)
+            while !finished, condition.wait(until: deadline) {}
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 }

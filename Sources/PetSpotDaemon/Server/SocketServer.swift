@@ -107,47 +107,61 @@ public final class SocketServer: Service {
             maxInFlight: settings.maxRequestsInFlight)
         logger.debug("connected")
         do {
+            let channel = accepted.channel.channel
             try await accepted.channel.executeThenClose { inbound, outbound in
                 let send: MessageSink = { message in
                     try await outbound.write(ByteBuffer(string: RPCCodec.line(message)))
                 }
-                await withDiscardingTaskGroup { requests in
-                    do {
-                        for try await line in inbound {
-                            guard line.readableBytes <= RPCCodec.maximumLineLength else {
-                                try? await send(Self.lineTooLong)
-                                break
-                            }
-                            guard await session.beginRequest() else {
-                                try? await send(
-                                    RPCCodec.response(id: .null, error: .internalError("too many requests in flight")))
-                                continue
-                            }
-                            let inboundMessage = RPCCodec.decode(line: line.readableBytesView)
-                            requests.addTask {
-                                let outcome = await self.dispatcher.handle(inboundMessage, session: session, send: send)
-                                await session.endRequest()
-                                if let reply = outcome.reply {
-                                    guard (try? await send(reply)) != nil else { return }
-                                }
-                                await outcome.followUp?()
-                            }
-                        }
-                    } catch is ByteToMessageDecoderError.PayloadTooLargeError {
-                        try? await send(Self.lineTooLong)
-                    } catch {
-                        logger.debug("read failed", metadata: ["error": "\(error)"])
-                    }
-                    // The client finished sending (or broke the protocol):
-                    // answers in flight still go out; subscriptions stop.
-                    await session.close()
-                }
+                await self.readRequests(inbound, session: session, send: send, channel: channel, logger: logger)
             }
         } catch {
             logger.debug("connection ended", metadata: ["error": "\(error)"])
         }
         await registry.release()
         logger.debug("disconnected")
+    }
+
+    /// Reads request lines and answers each in its own child task, until
+    /// the client stops sending; then waits for the answers in flight.
+    ///
+    /// Two ways a connection ends: the client stops sending (half-close) and
+    /// every answer still goes out; or the socket closed under us (the client
+    /// vanished) and requests still waiting are cancelled at once.
+    func readRequests(
+        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, session: ClientSession, send: @escaping MessageSink,
+        channel: any Channel, logger: Logger
+    ) async {
+        await withDiscardingTaskGroup { requests in
+            do {
+                for try await line in inbound {
+                    guard line.readableBytes <= RPCCodec.maximumLineLength else {
+                        try? await send(Self.lineTooLong)
+                        break
+                    }
+                    guard await session.beginRequest() else {
+                        try? await send(RPCCodec.response(id: .null, error: .internalError("too many requests in flight")))
+                        continue
+                    }
+                    let inboundMessage = RPCCodec.decode(line: line.readableBytesView)
+                    requests.addTask {
+                        let outcome = await self.dispatcher.handle(inboundMessage, session: session, send: send)
+                        await session.endRequest()
+                        if let reply = outcome.reply {
+                            guard (try? await send(reply)) != nil else { return }
+                        }
+                        await outcome.followUp?()
+                    }
+                }
+            } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+                try? await send(Self.lineTooLong)
+            } catch {
+                logger.debug("read failed", metadata: ["error": "\(error)"])
+            }
+            // No more requests: subscriptions stop; answers in flight still
+            // go out unless nobody is left to read them.
+            await session.close()
+            if !channel.isActive { requests.cancelAll() }
+        }
     }
 
     static let lineTooLong = RPCCodec.response(
