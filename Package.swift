@@ -103,7 +103,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "petspot-report",
-            dependencies: ["PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", argumentParser],
+            dependencies: [
+                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", argumentParser,
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -136,7 +138,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotReportTests",
-            dependencies: ["PetSpotReport", "PetSpotLocation", "PetSpotLocationMock"],
+            dependencies: ["PetSpotReport", "PetSpotLocation", "PetSpotLocationMock", "petspot-report"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
