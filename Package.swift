@@ -138,7 +138,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotReportTests",
-            dependencies: ["PetSpotReport", "PetSpotLocation", "PetSpotLocationMock", "petspot-report"],
+            dependencies: [
+                "PetSpotReport", "PetSpotLocation", "PetSpotLocationMock", "PetSpotFixHub", "petspot-report",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -50,9 +50,10 @@ public struct FoundPetReport: Sendable, Hashable, Codable {
     public var details: FoundPetDetails
     public var contact: FoundPetContact
 
+    /// Creates a report; `createdAt` is truncated to whole seconds, as the JSON keeps it.
     public init(id: UUID, createdAt: Date, photo: Photo, details: FoundPetDetails, contact: FoundPetContact) {
         self.id = id
-        self.createdAt = createdAt
+        self.createdAt = Date(timeIntervalSince1970: createdAt.timeIntervalSince1970.rounded(.down))
         self.photo = photo
         self.details = details
         self.contact = contact
