@@ -106,7 +106,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "petspot-report",
-            dependencies: ["PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", argumentParser],
+            dependencies: [
+                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", argumentParser,
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -144,7 +146,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotReportTests",
-            dependencies: ["PetSpotReport", "PetSpotLocation", "PetSpotLocationMock"],
+            dependencies: [
+                "PetSpotReport", "PetSpotLocation", "PetSpotLocationMock", "PetSpotFixHub", "petspot-report",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

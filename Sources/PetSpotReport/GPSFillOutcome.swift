@@ -1,0 +1,109 @@
+import PetSpotLocation
+
+/// What the "Use GPS" action ended with, for the UI to show.
+public enum GPSFillOutcome: Sendable, Hashable {
+    /// Both fields were filled: the texts to put in them and the fix's coordinate.
+    case filled(latitude: String, longitude: String, coordinate: Coordinate, accuracy: AccuracyAuthorization)
+    /// Permission is denied or restricted: show ``PermissionAlert`` (Cancel, and a way to the settings).
+    case permissionAlert(PermissionAlert)
+    /// No position: show ``GPSFailure/message``; the fields stay as they were.
+    case failed(GPSFailure)
+
+    /// Whether the fields were filled.
+    public var isFilled: Bool {
+        if case .filled = self { return true }
+        return false
+    }
+}
+
+/// The alert shown when location permission is denied or restricted.
+///
+/// It has two buttons: ``cancelTitle`` and ``settingsTitle``. On a desktop
+/// the second opens the system's location settings; on a kiosk, where the
+/// user cannot change anything, ``whomToAsk`` says who can (built from the
+/// identity the daemon reported).
+public struct PermissionAlert: Sendable, Hashable {
+    /// `denied` or `restricted`.
+    public var status: AuthorizationStatus
+    /// The identity the daemon sees for this program, when it said.
+    public var client: ClientIdentity?
+    /// The alert's title.
+    public var title: String
+    /// The alert's text.
+    public var message: String
+    /// "Cancel".
+    public var cancelTitle: String
+    /// "Settings".
+    public var settingsTitle: String
+    /// Who can allow location for this station, and where.
+    public var whomToAsk: String
+
+    /// Builds the alert for `status` (`denied` or `restricted`) and the daemon's view of the client.
+    public init(status: AuthorizationStatus, client: ClientIdentity?) {
+        self.status = status
+        self.client = client
+        self.cancelTitle = "Cancel"
+        self.settingsTitle = "Settings"
+        switch status {
+        case .restricted:
+            title = "Location is restricted"
+            message = "An administrator does not allow this program to use the location. Enter the coordinates by hand."
+        default:
+            title = "Location access denied"
+            message = "This program is not allowed to use the location. Allow it in the settings, or enter the coordinates by hand."
+        }
+        var who = "Ask the station's administrator to allow location for "
+        if let client {
+            var parts: [String] = []
+            if let user = client.user { parts.append("user \(user)") }
+            parts.append("uid \(client.uid)")
+            if let unit = client.unit { parts.append("unit \(unit)") }
+            who += parts.joined(separator: ", ")
+        } else {
+            who += "this program"
+        }
+        if status == .restricted {
+            who += " with a [[policy.rules]] entry in /etc/petspot/locationd.toml."
+        } else {
+            who += " (petspot-location authorization reset, then allow it when asked)."
+        }
+        whomToAsk = who
+    }
+}
+
+/// Why "Use GPS" found no position.
+public struct GPSFailure: Sendable, Hashable {
+    /// The underlying error.
+    public var error: LocationError?
+    /// The message the form shows.
+    public var message: String
+
+    public init(error: LocationError?, message: String) {
+        self.error = error
+        self.message = message
+    }
+
+    /// The message for a location error.
+    public init(_ error: LocationError) {
+        let message: String
+        switch error {
+        case .locationUnknown:
+            message = "Your location could not be determined. Try again, or enter the coordinates by hand."
+        case .sourceUnavailable:
+            message = "The GPS receiver is not available right now. Enter the coordinates by hand."
+        case .daemonUnreachable:
+            message = "The location service is not running. Enter the coordinates by hand."
+        case .promptUnavailable:
+            message = "Nobody answered the location permission request. Try again, or enter the coordinates by hand."
+        case .tooManyClients:
+            message = "The location service is busy. Try again in a moment, or enter the coordinates by hand."
+        default:
+            message = "Location is not available (\(error.reason)). Enter the coordinates by hand."
+        }
+        self.init(error: error, message: message)
+    }
+
+    /// A position outside the valid ranges arrived and was refused.
+    public static let invalidCoordinate = GPSFailure(
+        error: nil, message: "The position received was out of range. Enter the coordinates by hand.")
+}

@@ -1,1 +1,0 @@
-// PetSpotReport: see README.

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `petspot-report`: report-form tools for PetSpot kiosks.
+@main
+struct PetSpotReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "petspot-report",
+        abstract: "Report a found pet from a terminal (kiosk).",
+        subcommands: [FoundCommand.self]
+    )
+}
