@@ -155,7 +155,7 @@ let package = Package(
             name: "PetSpotIntegrationTests",
             dependencies: [
                 "TestSupport", "PetSpotLocation", "PetSpotLocationClient", "PetSpotProtocol",
-                "petspot-locationd", "petspot-location",
+                "petspot-locationd", "petspot-location", "petspot-report",
             ],
             swiftSettings: swiftSettings
         ),
