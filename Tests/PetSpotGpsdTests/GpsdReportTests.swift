@@ -105,14 +105,14 @@ struct GpsdReportTests {
     }
 
     @Test func receiverTimeIsKeptButNotUsedForFreshness() {
-        // 2034-11-04: gpsd 3.22's 1024-week shift of a 2015 NMEA date.
+        // 2034-11-03: like gpsd 3.22's 1024-week shift of a 2015 NMEA date.
         let received = ContinuousClock.now
         let report = GpsdReport(mode: 3, latitude: 1, longitude: 2, timeSeconds: 2_046_124_800, timeNanoseconds: 500_000_000)
         guard case .fix(let fix) = report.outcome(receivedAt: received) else {
             Issue.record("not a fix")
             return
         }
-        #expect(fix.timestamp?.iso8601 == "2034-11-04T00:00:00.500Z")
+        #expect(fix.timestamp?.iso8601 == "2034-11-03T00:00:00.500Z")
         #expect(fix.receivedAt == received)
         #expect(!LocationRequest(maxAge: .seconds(1)).isAnswerable(from: fix, at: received + .seconds(2)))
         let noTime = GpsdReport(mode: 3, latitude: 1, longitude: 2)

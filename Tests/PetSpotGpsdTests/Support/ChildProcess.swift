@@ -2,6 +2,17 @@ import Foundation
 import Glibc
 import Synchronization
 
+/// Children inherit the test runner thread's blocked signal mask (SIGCHLD
+/// included, which makes gpsfake spin forever) and its ignored SIGPIPE; this
+/// launcher restores the defaults, then execs the real program in place.
+let cleanSignals = """
+    import os, signal, sys
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    for s in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
+        signal.signal(s, signal.SIG_DFL)
+    os.execv(sys.argv[1], sys.argv[1:])
+    """
+
 /// An external program run by a test, always bounded: `timeout(1)` wraps it
 /// (it puts the program in its own process group and, on expiry or on our
 /// SIGTERM, signals the whole group, so gpsfake's gpsd goes too).
@@ -20,8 +31,8 @@ final class ChildProcess: @unchecked Sendable {
     init(_ arguments: [String], limit: Duration, outputPath: String? = nil) throws {
         commandLine = arguments.joined(separator: " ")
         (exits, exitContinuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["-k", "3", "\(Int(limit.components.seconds))"] + arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", cleanSignals, "/usr/bin/timeout", "-k", "3", "\(Int(limit.components.seconds))"] + arguments
         if let outputPath {
             _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
@@ -98,8 +109,8 @@ final class GpsdDaemon: @unchecked Sendable {
         self.port = port
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         exits = stream
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/gpsd")
-        process.arguments = ["-N", "-n", "-S", "\(port)"] + devices
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", cleanSignals, "/usr/sbin/gpsd", "-N", "-n", "-S", "\(port)"] + devices
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -111,6 +122,9 @@ final class GpsdDaemon: @unchecked Sendable {
         }
         try process.run()
     }
+
+    /// Whether it has exited (e.g. it could not bind its port).
+    var hasExited: Bool { exited.value }
 
     /// SIGKILL, as if gpsd crashed; returns once it is reaped (bounded).
     func kill() async {

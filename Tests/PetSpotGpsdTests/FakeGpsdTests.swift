@@ -1,0 +1,208 @@
+import Foundation
+import PetSpotFixHub
+import PetSpotLocation
+import Testing
+
+@testable import PetSpotGpsd
+
+/// Fault injection beyond what gpsd emits: a fake gpsd speaking its JSON
+/// protocol on a loopback port.
+@Suite("gpsd source against a fake gpsd", .timeLimit(.minutes(1)))
+struct FakeGpsdTests {
+    /// Runs a `GpsdLocationService` against `server` while `body` runs; stops it afterwards.
+    static func withSource<T: Sendable>(
+        port: Int, device: String? = nil, silence: Duration = .seconds(10), fallback: Fallback? = nil,
+        _ body: @Sendable (GpsdLocationService) async throws -> T
+    ) async rethrows -> T {
+        let source = GpsdLocationService(
+            configuration: GpsdConfiguration(
+                port: port, reconnectMax: .seconds(1), device: device, silenceTimeout: silence,
+                initialReconnectDelay: .milliseconds(100), pollInterval: .milliseconds(100)),
+            fallback: fallback)
+        let runner = Task { await source.run() }
+        defer { runner.cancel() }
+        let result = try await body(source)
+        runner.cancel()
+        await runner.value
+        return result
+    }
+
+    /// A server that greets, sends `lines`, then stays connected and silent.
+    static func script(_ lines: [String]) throws -> LineServer {
+        try LineServer { connection in
+            for line in GpsdJSON.greeting + lines where !connection.sendLine(line) { return }
+            _ = connection.idle(for: nil)
+        }
+    }
+
+    static func waitForCounts(_ hub: FixHub, fixes: Int, rejected: Int) async -> Bool {
+        await eventually(within: .seconds(5)) {
+            let status = await hub.status()
+            return status.fixes >= fixes && status.rejected >= rejected
+        }
+    }
+
+    @Test func invalidCoordinatesAreRejectedAndCounted() async throws {
+        let server = try Self.script([
+            GpsdJSON.tpv(#""mode":3,"lat":NaN,"lon":4.5"#),
+            GpsdJSON.tpv(#""mode":3,"lat":91.5,"lon":4.5"#),
+            GpsdJSON.tpv(#""mode":3,"lat":45.0,"lon":-181.0"#),
+            GpsdJSON.tpv(#""mode":2,"lat":1e999,"lon":4.5"#),
+            GpsdJSON.tpv(#""mode":3,"lat":-12.5,"lon":-45.25,"eph":7.5"#),
+        ])
+        defer { server.stop() }
+        try await Self.withSource(port: server.port) { source in
+            #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 4))
+            let fix = try await source.location(LocationRequest(maxAge: .seconds(60), timeout: .seconds(5)))
+            #expect(fix.coordinate == Coordinate(latitude: -12.5, longitude: -45.25))
+            #expect(fix.horizontalAccuracy == 7.5)
+            let status = await source.sourceStatus()
+            #expect(status.fixes == 1)
+            #expect(status.rejected == 4)
+            #expect(status.connected)
+        }
+    }
+
+    @Test func modeZeroAndOneReportsAreNoFix() async throws {
+        let server = try Self.script([
+            GpsdJSON.tpv(#""mode":0"#),
+            GpsdJSON.tpv(#""mode":1,"lat":10.0,"lon":20.0"#),
+            GpsdJSON.tpv(#""mode":1"#),
+        ])
+        defer { server.stop() }
+        await Self.withSource(port: server.port) { source in
+            #expect(await eventually(within: .seconds(5)) { await source.sourceStatus().connected })
+            await #expect(throws: LocationError.locationUnknown) {
+                try await source.location(LocationRequest(timeout: .seconds(1)))
+            }
+            #expect(await source.sourceStatus().fixes == 0)
+        }
+    }
+
+    @Test func truncatedJSONIsRejected() async throws {
+        let server = try LineServer { connection in
+            for line in GpsdJSON.greeting where !connection.sendLine(line) { return }
+            connection.sendLine(#"{"class":"TPV","device":"/dev/ttyFAKE0","mode":3,"lat":51.0,"lon":4.5,"alt"#)
+            connection.sendLine(#"{"class":"TPV","device":"/dev/ttyFAKE0","mo"#)
+            connection.sendLine(GpsdJSON.tpv(#""mode":2,"lat":51.25,"lon":4.75"#))
+            // A line cut off by the connection closing.
+            connection.send(#"{"class":"TPV","device":"/dev/ttyFAKE0","mode":3,"lat":"#)
+        }
+        defer { server.stop() }
+        try await Self.withSource(port: server.port) { source in
+            #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 2))
+            let fix = try await source.location(LocationRequest(maxAge: .seconds(60), timeout: .seconds(5)))
+            #expect(fix.coordinate == Coordinate(latitude: 51.25, longitude: 4.75))
+            #expect(await source.sourceStatus().fixes == 1)
+            // The source reconnects after the close.
+            #expect(await eventually(within: .seconds(5)) { server.acceptedCount >= 2 })
+        }
+    }
+
+    @Test func silentGpsdTripsTheWatchdog() async throws {
+        let server = try LineServer { connection in _ = connection.idle(for: nil) }
+        defer { server.stop() }
+        await Self.withSource(port: server.port, silence: .seconds(1)) { source in
+            let start = ContinuousClock.now
+            await #expect(throws: LocationError.sourceUnavailable) {
+                try await source.location(LocationRequest(timeout: .seconds(8)))
+            }
+            #expect(ContinuousClock.now - start < .seconds(8))
+            #expect(await source.sourceStatus().connected == false)
+        }
+
+    }
+
+    @Test func silenceAfterGreetingAlsoTripsTheWatchdog() async throws {
+        let server = try Self.script([GpsdJSON.tpv(#""mode":3,"lat":1.5,"lon":2.5"#)])
+        defer { server.stop() }
+        await Self.withSource(port: server.port, silence: .seconds(1)) { source in
+            #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 0))
+            #expect(await eventually(within: .seconds(5)) { await !source.sourceStatus().connected })
+            // … and it reconnects to the same fake.
+            #expect(await eventually(within: .seconds(5)) { server.acceptedCount >= 2 })
+        }
+    }
+
+    @Test func refusedConnectionFailsRequestsFast() async throws {
+        let port = freeLoopbackPort()
+        await Self.withSource(port: port) { source in
+            let start = ContinuousClock.now
+            await #expect(throws: LocationError.sourceUnavailable) {
+                try await source.location(LocationRequest(timeout: .seconds(8)))
+            }
+            #expect(ContinuousClock.now - start < .seconds(8))
+        }
+    }
+
+    @Test func deviceFilterKeepsOnlyTheConfiguredDevice() async throws {
+        let server = try Self.script([
+            GpsdJSON.tpv(device: "/dev/ttyOTHER", #""mode":3,"lat":10.0,"lon":10.0"#),
+            GpsdJSON.tpv(device: "/dev/ttyWANTED", #""mode":3,"lat":20.0,"lon":-20.0"#),
+            GpsdJSON.tpv(device: "/dev/ttyOTHER", #""mode":3,"lat":30.0,"lon":30.0"#),
+        ])
+        defer { server.stop() }
+        try await Self.withSource(port: server.port, device: "/dev/ttyWANTED") { source in
+            #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 2))
+            let fix = try await source.location(LocationRequest(maxAge: .seconds(60)))
+            #expect(fix.coordinate == Coordinate(latitude: 20, longitude: -20))
+            let status = await source.sourceStatus()
+            #expect(status.device == "/dev/ttyWANTED")
+            #expect(status.fixes == 1)
+        }
+    }
+
+    @Test func lostFixIsNotReportedAsCurrent() async throws {
+        let server = try LineServer { connection in
+            for line in GpsdJSON.greeting where !connection.sendLine(line) { return }
+            connection.sendLine(GpsdJSON.tpv(#""mode":3,"lat":5.0,"lon":6.0"#))
+            while connection.sendLine(GpsdJSON.tpv(#""mode":1"#)) {
+                if !connection.idle(for: .milliseconds(100)) { return }
+            }
+        }
+        defer { server.stop() }
+        try await Self.withSource(port: server.port) { source in
+            #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 0))
+            _ = try await source.location(LocationRequest(maxAge: .seconds(60)))
+            // Let the fix age past the request's maxAge (time passing is the point here).
+            try await Task.sleep(for: .milliseconds(1100))
+            await #expect(throws: LocationError.locationUnknown) {
+                try await source.location(LocationRequest(maxAge: .seconds(1), timeout: .seconds(1)))
+            }
+        }
+    }
+
+    static let staticFallback = Fallback(kind: .static) { now in
+        LocationFix(
+            coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122), horizontalAccuracy: 30,
+            mode: .twoD, source: .static, receivedAt: now)
+    }
+
+    @Test func fallbackAnswersUntilGpsdHasAFix() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let server = try LineServer { connection in
+            for line in GpsdJSON.greeting + [GpsdJSON.tpv(#""mode":1"#)] where !connection.sendLine(line) { return }
+            guard release.wait(timeout: .now() + 20) == .success else { return }
+            while connection.sendLine(GpsdJSON.tpv(#""mode":3,"lat":-33.5,"lon":-70.5"#)) {
+                if !connection.idle(for: .milliseconds(100)) { return }
+            }
+        }
+        defer { server.stop() }
+        try await Self.withSource(port: server.port, fallback: Self.staticFallback) { source in
+            #expect(await eventually(within: .seconds(5)) { await source.sourceStatus().connected })
+            let before = try await source.location(LocationRequest(maxAge: .seconds(1)))
+            #expect(before.source == .static)
+            release.signal()
+            #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 0))
+            let after = try await source.location(LocationRequest(maxAge: .seconds(1)))
+            #expect(after.source == .gpsd)
+            #expect(after.coordinate == Coordinate(latitude: -33.5, longitude: -70.5))
+            // gpsd gone: the fallback answers at once.
+            server.stop()
+            #expect(await eventually(within: .seconds(5)) { await !source.sourceStatus().connected })
+            try await Task.sleep(for: .milliseconds(1100))
+            let down = try await source.location(LocationRequest(maxAge: .seconds(1)))
+            #expect(down.source == .static)
+        }
+    }
+}
