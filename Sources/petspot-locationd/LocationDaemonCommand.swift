@@ -64,6 +64,8 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             return
         }
 
+        // Writes to a vanished client must fail with EPIPE, never kill the daemon.
+        signal(SIGPIPE, SIG_IGN)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
