@@ -107,7 +107,7 @@ public actor FixHub {
         ) { group in
             group.addTask {
                 await withTaskCancellationHandler {
-                    await self.wait(id: id, request: request, best: seen)
+                    await self.wait(id: id, request: request, best: seen, deadline: deadline)
                 } onCancel: {
                     Task { await self.finish(id: id, cancelled: true) }
                 }
@@ -174,12 +174,18 @@ public actor FixHub {
         return nextID
     }
 
-    private func wait(id: UInt64, request: LocationRequest, best: LocationFix?) async -> Result<
-        LocationFix, LocationError
-    >? {
+    private func wait(
+        id: UInt64, request: LocationRequest, best: LocationFix?, deadline: ContinuousClock.Instant
+    ) async -> Result<LocationFix, LocationError>? {
         await withCheckedContinuation { continuation in
-            if Task.isCancelled {
-                continuation.resume(returning: .failure(.locationUnknown))
+            // The deadline task may already have run `finish` for this id
+            // (a zero or tiny timeout): registering now would wait forever.
+            if Task.isCancelled || ContinuousClock.now >= deadline {
+                if let best, !Task.isCancelled {
+                    continuation.resume(returning: .success(best))
+                } else {
+                    continuation.resume(returning: .failure(.locationUnknown))
+                }
                 return
             }
             waiters[id] = Waiter(request: request, best: best, continuation: continuation)

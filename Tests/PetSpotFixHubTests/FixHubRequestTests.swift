@@ -85,7 +85,7 @@ import Testing
     @Test func zeroTimeoutNeverHangs() async throws {
         let hub = FixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
-        for _ in 0..<200 {
+        for _ in 0..<1000 {
             let task = Task { () -> Result<LocationFix, LocationError> in
                 do throws(LocationError) {
                     return .success(try await hub.location(LocationRequest(timeout: .zero)))
@@ -98,6 +98,19 @@ import Testing
             if result == nil { break }
         }
         #expect(await eventually { await hub.waiterCount == 0 })
+    }
+
+    @Test func cancellingAWaitingRequestEndsItAndRemovesTheWaiter() async throws {
+        let hub = FixHub(kind: .gpsd)
+        await hub.receive(.connected(device: nil))
+        let task = await startWaiting(on: hub, LocationRequest(timeout: .seconds(60)))
+        task.cancel()
+        #expect(try #require(await outcome(of: task)) == .failure(.locationUnknown))
+        #expect(await eventually { await hub.waiterCount == 0 })
+        // A later fix is not handed to anyone, and the hub keeps working.
+        let fix = makeFix()
+        await hub.receive(.fix(fix))
+        #expect(try await hub.location(LocationRequest()) == fix)
     }
 
     @Test func requestMinModeSkipsLowerFixes() async throws {

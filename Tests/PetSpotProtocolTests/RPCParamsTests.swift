@@ -54,7 +54,7 @@ private func expectInvalidParams<T>(
 
     static let validCases: [(JSONValue, LocationRequest)] = [
         (
-            (["maxAge": 2, "timeout": 3.5, "minMode": 3, "desiredAccuracy": 20] ),
+            ["maxAge": 2, "timeout": 3.5, "minMode": 3, "desiredAccuracy": 20],
             LocationRequest(
                 maxAge: .seconds(2), timeout: .milliseconds(3500), minMode: .threeD, desiredAccuracy: 20)
         ),
