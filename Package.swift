@@ -120,6 +120,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PetSpotStaticSourceTests",
+            dependencies: ["PetSpotStaticSource", "PetSpotFixHub", "PetSpotLocation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PetSpotLocationMockTests",
             dependencies: ["PetSpotLocationMock", "PetSpotLocation"],
             swiftSettings: swiftSettings

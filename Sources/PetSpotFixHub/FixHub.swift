@@ -96,6 +96,9 @@ public actor FixHub {
         if let latest, request.isAnswerable(from: latest, at: now) { return latest }
         if let fallback { return fallback.makeFix(now) }
         if case .down = link { throw .sourceUnavailable }
+        // A fresh cached fix that only misses desiredAccuracy has been seen:
+        // it answers at the timeout unless a better one arrives.
+        let seen = latest.flatMap { request.accepts($0) && now - $0.receivedAt <= request.maxAge ? $0 : nil }
 
         let id = makeID()
         let deadline = now + request.timeout
@@ -104,7 +107,7 @@ public actor FixHub {
         ) { group in
             group.addTask {
                 await withTaskCancellationHandler {
-                    await self.wait(id: id, request: request)
+                    await self.wait(id: id, request: request, best: seen, deadline: deadline)
                 } onCancel: {
                     Task { await self.finish(id: id, cancelled: true) }
                 }
@@ -171,13 +174,21 @@ public actor FixHub {
         return nextID
     }
 
-    private func wait(id: UInt64, request: LocationRequest) async -> Result<LocationFix, LocationError>? {
+    private func wait(
+        id: UInt64, request: LocationRequest, best: LocationFix?, deadline: ContinuousClock.Instant
+    ) async -> Result<LocationFix, LocationError>? {
         await withCheckedContinuation { continuation in
-            if Task.isCancelled {
-                continuation.resume(returning: .failure(.locationUnknown))
+            // The deadline task may already have run `finish` for this id
+            // (a zero or tiny timeout): registering now would wait forever.
+            if Task.isCancelled || ContinuousClock.now >= deadline {
+                if let best, !Task.isCancelled {
+                    continuation.resume(returning: .success(best))
+                } else {
+                    continuation.resume(returning: .failure(.locationUnknown))
+                }
                 return
             }
-            waiters[id] = Waiter(request: request, best: nil, continuation: continuation)
+            waiters[id] = Waiter(request: request, best: best, continuation: continuation)
         }
     }
 

@@ -14,9 +14,11 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 
-    /// ISO 8601 in UTC with a `Z` suffix; milliseconds only when non-zero.
+    /// ISO 8601 in UTC with a `Z` suffix; milliseconds (to the nearest) only when non-zero.
     public var iso8601: String {
-        let totalMillis = Int64((secondsSince1970 * 1000).rounded(.down))
+        // To the nearest millisecond: a parsed "…00.035Z" is 0.034999… s, and
+        // rounding down would print it back as ".034".
+        let totalMillis = Int64((secondsSince1970 * 1000).rounded())
         var days = totalMillis / 86_400_000
         var millisOfDay = totalMillis % 86_400_000
         if millisOfDay < 0 { millisOfDay += 86_400_000; days -= 1 }
@@ -49,7 +51,8 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
             bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...12).contains(month), (1...UTCTimestamp.daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 61
         else { return nil }
         var fraction = 0.0
         if bytes.count > 20 {
@@ -66,6 +69,15 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         }
         let days = UTCTimestamp.days(fromCivil: year, month, day)
         secondsSince1970 = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
+    }
+
+    /// The number of days of `month` (1-12) in `year` (proleptic Gregorian).
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days.

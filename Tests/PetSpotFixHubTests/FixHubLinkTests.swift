@@ -1,0 +1,140 @@
+import PetSpotFixHub
+import PetSpotLocation
+import Testing
+
+private let fallbackCoordinate = Coordinate(latitude: 50.0614, longitude: 19.9366)
+
+private func staticFallback() -> Fallback {
+    Fallback(kind: .static) { now in
+        LocationFix(coordinate: fallbackCoordinate, horizontalAccuracy: 30, mode: .twoD, source: .static, receivedAt: now)
+    }
+}
+
+@Suite struct FixHubOutageTests {
+    @Test func disconnectedFailsNewRequestsAtOnce() async {
+        let hub = FixHub(kind: .gpsd)
+        await hub.receive(.connected(device: nil))
+        await hub.receive(.disconnected(reason: "connection refused"))
+        #expect(await hub.link == .down(reason: "connection refused"))
+        let start = ContinuousClock.now
+        await #expect(throws: LocationError.sourceUnavailable) {
+            try await hub.location(LocationRequest(timeout: .seconds(30)))
+        }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(await hub.status().connected == false)
+    }
+
+    @Test func failedFirstAttemptFailsRequests() async {
+        let hub = FixHub(kind: .gpsd)
+        await hub.receive(.disconnected(reason: "no gpsd"))
+        await #expect(throws: LocationError.sourceUnavailable) {
+            try await hub.location(LocationRequest(timeout: .seconds(30)))
+        }
+    }
+
+    @Test func pendingWaitersFailWithSourceUnavailable() async throws {
+        let hub = FixHub(kind: .gpsd)
+        await hub.receive(.connected(device: nil))
+        let first = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30)))
+        let second = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30), minMode: .threeD), waiters: 2)
+        await hub.receive(.disconnected(reason: "gpsd closed"))
+        #expect(try #require(await outcome(of: first)) == .failure(.sourceUnavailable))
+        #expect(try #require(await outcome(of: second)) == .failure(.sourceUnavailable))
+        #expect(await hub.waiterCount == 0)
+    }
+
+    @Test func pendingWaiterWithABestFixGetsItOnOutage() async throws {
+        let hub = FixHub(kind: .gpsd)
+        await hub.receive(.connected(device: nil))
+        let task = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30), desiredAccuracy: 1))
+        let seen = makeFix(accuracy: 40)
+        await hub.receive(.fix(seen))
+        await hub.receive(.disconnected(reason: "gpsd closed"))
+        #expect(try #require(await outcome(of: task)) == .success(seen))
+    }
+
+    @Test func freshCachedFixStillAnswersWhileDown() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let cached = makeFix()
+        await hub.receive(.fix(cached))
+        await hub.receive(.disconnected(reason: "gone"))
+        #expect(try await hub.location(LocationRequest(maxAge: .seconds(60), timeout: .seconds(30))) == cached)
+        await #expect(throws: LocationError.sourceUnavailable) {
+            try await hub.location(LocationRequest(maxAge: .zero, timeout: .seconds(30)))
+        }
+    }
+
+    @Test func reconnectsAreCountedButNotTheFirstConnection() async {
+        let hub = FixHub(kind: .gpsd)
+        await hub.receive(.disconnected(reason: "first attempt failed"))
+        await hub.receive(.connected(device: "/dev/ttyUSB0"))
+        #expect(await hub.status().reconnects == 0)
+        #expect(await hub.status().connected)
+        #expect(await hub.status().device == "/dev/ttyUSB0")
+        await hub.receive(.connected(device: "/dev/ttyUSB0"))  // no outage in between
+        #expect(await hub.status().reconnects == 0)
+        await hub.receive(.disconnected(reason: "closed"))
+        #expect(await hub.status().connected == false)
+        #expect(await hub.status().device == nil)
+        await hub.receive(.connected(device: nil))
+        #expect(await hub.status().reconnects == 1)
+        await hub.receive(.disconnected(reason: "closed"))
+        await hub.receive(.disconnected(reason: "retry failed"))
+        await hub.receive(.connected(device: nil))
+        #expect(await hub.status().reconnects == 2)
+    }
+
+    @Test func statusCountsAndAges() async throws {
+        let hub = FixHub(kind: .simulated, fallback: staticFallback())
+        await hub.receive(.connected(device: "simulated"))
+        await hub.receive(.fix(makeFix(receivedAt: .now - .seconds(3))))
+        await hub.receive(.fix(makeFix(latitude: 95)))
+        let status = await hub.status()
+        #expect(status.kind == .simulated)
+        #expect(status.fixes == 1)
+        #expect(status.rejected == 1)
+        #expect(status.fallback == .static)
+        let age = try #require(status.lastFixAge)
+        #expect(age >= 3 && age < 60)
+    }
+}
+
+@Suite struct FixHubFallbackTests {
+    @Test func answersAtOnceFromTheFallbackWhileStarting() async throws {
+        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        let start = ContinuousClock.now
+        let answer = try await hub.location(LocationRequest(timeout: .seconds(30)))
+        #expect(answer.source == .static)
+        #expect(answer.coordinate == fallbackCoordinate)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(answer.age() < 5)
+    }
+
+    @Test func answersFromTheFallbackWhenDown() async throws {
+        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        await hub.receive(.connected(device: nil))
+        await hub.receive(.disconnected(reason: "gone"))
+        let answer = try await hub.location(LocationRequest(timeout: .seconds(30)))
+        #expect(answer.source == .static)
+        #expect(answer.coordinate == fallbackCoordinate)
+    }
+
+    @Test func answersFromTheFallbackWhenThePrimaryFixIsTooOld() async throws {
+        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        await hub.receive(.connected(device: nil))
+        await hub.receive(.fix(makeFix(receivedAt: .now - .seconds(30))))
+        let answer = try await hub.location(LocationRequest(maxAge: .seconds(5), timeout: .seconds(30)))
+        #expect(answer.source == .static)
+    }
+
+    @Test func freshPrimaryFixWinsOverTheFallback() async throws {
+        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        await hub.receive(.connected(device: nil))
+        await hub.receive(.disconnected(reason: "gone"))
+        #expect(try await hub.location(LocationRequest()).source == .static)
+        await hub.receive(.connected(device: nil))
+        let primary = makeFix()
+        await hub.receive(.fix(primary))
+        #expect(try await hub.location(LocationRequest()) == primary)
+    }
+}

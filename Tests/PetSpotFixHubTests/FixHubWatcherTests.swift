@@ -1,0 +1,119 @@
+import PetSpotFixHub
+import PetSpotLocation
+import Testing
+
+@Suite struct FixHubWatcherTests {
+    @Test func watcherGetsEveryValidFixWhenReading() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let stream = await hub.subscribe(WatchOptions())
+        #expect(await hub.watcherCount == 1)
+        for index in 1...3 {
+            let fix = makeFix(latitude: Double(index))
+            await hub.receive(.fix(makeFix(latitude: 91)))  // never delivered
+            await hub.receive(.fix(fix))
+            #expect(await next(stream) == fix)
+        }
+    }
+
+    /// B (60 m from A) is filtered; C is 120 m from A but only 60 m from B,
+    /// so C arrives only if the hub measured from A, the last delivered fix.
+    @Test func distanceFilterMeasuresFromTheLastDeliveredFix() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let stream = await hub.subscribe(WatchOptions(distanceFilter: 100))
+        let a = makeFix(latitude: 52)
+        let b = makeFix(latitude: 52 + 60.0 / 111_195)
+        let c = makeFix(latitude: 52 + 120.0 / 111_195)
+        await hub.receive(.fix(a))
+        #expect(await next(stream) == a)
+        await hub.receive(.fix(b))
+        await hub.receive(.fix(c))
+        #expect(await next(stream) == c)
+        // Nothing else is pending (B was never queued behind C).
+        #expect(await next(stream, within: .milliseconds(200)) == nil)
+    }
+
+    @Test func intervalFilterMeasuresFromTheLastDeliveredFix() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let stream = await hub.subscribe(WatchOptions(interval: .seconds(1)))
+        let start = ContinuousClock.now
+        let a = makeFix(latitude: 1, receivedAt: start)
+        let b = makeFix(latitude: 2, receivedAt: start + .milliseconds(500))
+        let c = makeFix(latitude: 3, receivedAt: start + .milliseconds(1000))
+        let d = makeFix(latitude: 4, receivedAt: start + .milliseconds(1500))
+        await hub.receive(.fix(a))
+        #expect(await next(stream) == a)
+        await hub.receive(.fix(b))
+        await hub.receive(.fix(c))
+        #expect(await next(stream) == c)
+        await hub.receive(.fix(d))
+        #expect(await next(stream, within: .milliseconds(200)) == nil)
+    }
+
+    @Test func slowWatcherHoldsOnlyTheNewestFix() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let stream = await hub.subscribe(WatchOptions())
+        var newest: LocationFix?
+        for index in 0..<1000 {
+            let fix = makeFix(latitude: Double(index) / 100)
+            newest = fix
+            await hub.receive(.fix(fix))
+        }
+        #expect(await hub.status().fixes == 1000)
+        #expect(await next(stream) == newest)
+        #expect(await next(stream, within: .milliseconds(200)) == nil)
+    }
+
+    /// A watcher that never reads does not hold up requests or other watchers.
+    @Test func slowWatcherDoesNotSlowOthers() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let idle = await hub.subscribe(WatchOptions())
+        let reader = await hub.subscribe(WatchOptions())
+        for index in 0..<100 {
+            let fix = makeFix(latitude: Double(index) / 10)
+            await hub.receive(.fix(fix))
+            #expect(await next(reader) == fix)
+        }
+        #expect(try await hub.location(LocationRequest()).coordinate.latitude == 9.9)
+        #expect(await next(idle)?.coordinate.latitude == 9.9)
+    }
+
+    @Test func cancellingConsumptionUnsubscribes() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let stream = await hub.subscribe(WatchOptions())
+        let consumer = Task {
+            var count = 0
+            do {
+                for try await _ in stream { count += 1 }
+            } catch {}
+            return count
+        }
+        #expect(await hub.watcherCount == 1)
+        await hub.receive(.fix(makeFix()))
+        consumer.cancel()
+        _ = await consumer.value
+        #expect(await eventually { await hub.watcherCount == 0 })
+        // Fixes keep flowing with nobody subscribed.
+        await hub.receive(.fix(makeFix()))
+        #expect(await hub.status().fixes == 2)
+    }
+
+    @Test func hubLocationServiceRelaysAndUnsubscribes() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let service = HubLocationService(hub: hub)
+        let stream = service.updates(WatchOptions())
+        let reader = Task { () -> LocationFix? in
+            var iterator = stream.makeAsyncIterator()
+            return try await iterator.next()
+        }
+        #expect(await eventually { await hub.watcherCount == 1 })
+        let fix = makeFix()
+        await hub.receive(.fix(fix))
+        #expect(try await reader.value == fix)
+        // Abandoning a read ends the relay stream, and with it the hub subscription.
+        _ = await next(stream, within: .milliseconds(50))
+        #expect(await eventually { await hub.watcherCount == 0 })
+        #expect(try await service.location(LocationRequest()) == fix)
+        #expect(try await service.authorizationStatus() == .alwaysAuthorized)
+        #expect(await service.sourceStatus().fixes == 1)
+    }
+}

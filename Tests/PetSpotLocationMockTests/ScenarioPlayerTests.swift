@@ -1,0 +1,153 @@
+import PetSpotFixHub
+import PetSpotLocation
+import PetSpotLocationMock
+import Testing
+
+/// Polls `condition` until it holds or `limit` passes.
+func eventually(within limit: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return await condition()
+}
+
+/// Records the hub's newest fix each time an `authorization` step runs: a
+/// marker between scripted fixes that needs no timing.
+actor Probe {
+    private(set) var seen: [LocationFix?] = []
+    func record(_ fix: LocationFix?) { seen.append(fix) }
+}
+
+private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
+
+@Suite struct ScenarioPlayerTests {
+    @Test func fixesArriveInOrderAndPathEndpointsAreExact() async throws {
+        let hub = FixHub(kind: .simulated)
+        let probe = Probe()
+        let from = Coordinate(latitude: 52.2297, longitude: 21.0122)
+        let to = Coordinate(latitude: 52.2307, longitude: 21.0142)
+        let scenario = Scenario(steps: [
+            .fix(ScriptedFix(latitude: 10, longitude: 20, altitude: 5, horizontalAccuracy: 3)), marker(),
+            .path(from: from, to: to, count: 1, interval: .zero, template: ScriptedFix(latitude: 0, longitude: 0)),
+            marker(),
+            .path(
+                from: from, to: to, count: 5, interval: .zero,
+                template: ScriptedFix(latitude: 0, longitude: 0, horizontalAccuracy: 7)),
+            marker(),
+        ])
+        await ScenarioPlayer(scenario: scenario) { _, _ in await probe.record(await hub.latest) }.run(
+            reportingTo: hub)
+
+        let seen = await probe.seen
+        try #require(seen.count == 3)
+        let first = try #require(seen[0])
+        #expect(first.coordinate == Coordinate(latitude: 10, longitude: 20))
+        #expect(first.altitude == 5)
+        #expect(first.horizontalAccuracy == 3)
+        #expect(first.mode == .threeD)
+        #expect(first.source == .simulated)
+        // A one-fix path lands on its end point.
+        #expect(try #require(seen[1]).coordinate == to)
+        let last = try #require(seen[2])
+        #expect(last.coordinate == to)
+        #expect(last.horizontalAccuracy == 7)
+        #expect(last.mode == .twoD)
+        let status = await hub.status()
+        #expect(status.fixes == 1 + 1 + 5)
+        #expect(status.connected)
+        #expect(status.device == "simulated")
+    }
+
+    /// Each path fix is seen by a reader that keeps up (the interval paces
+    /// the player); the first is exactly `from`, the last exactly `to`.
+    @Test func pathInterpolatesEvenly() async throws {
+        let hub = FixHub(kind: .simulated)
+        let stream = await hub.subscribe(WatchOptions())
+        let from = Coordinate(latitude: 10, longitude: 20)
+        let to = Coordinate(latitude: 11, longitude: 22)
+        let player = Task {
+            await ScenarioPlayer(
+                scenario: Scenario(steps: [
+                    .path(
+                        from: from, to: to, count: 3, interval: .milliseconds(300),
+                        template: ScriptedFix(latitude: 0, longitude: 0))
+                ])
+            ).run(reportingTo: hub)
+        }
+        var received: [Coordinate] = []
+        for try await fix in stream {
+            received.append(fix.coordinate)
+            if fix.coordinate == to { break }
+        }
+        await player.value
+        #expect(
+            received == [from, Coordinate(latitude: 10.5, longitude: 21), to],
+            "a reader that fell behind on a loaded machine may miss the middle fix")
+        #expect(await hub.status().fixes == 3)
+    }
+
+    @Test func invalidScriptedFixesAreRejected() async {
+        let hub = FixHub(kind: .simulated)
+        await ScenarioPlayer(
+            scenario: Scenario(steps: [
+                .fix(ScriptedFix(latitude: 91, longitude: 0)), .fix(ScriptedFix(latitude: 0, longitude: .nan)),
+                .fix(ScriptedFix(latitude: 1, longitude: 1)),
+            ])
+        ).run(reportingTo: hub)
+        let status = await hub.status()
+        #expect(status.rejected == 2)
+        #expect(status.fixes == 1)
+        #expect(await hub.latest?.coordinate == Coordinate(latitude: 1, longitude: 1))
+    }
+
+    @Test func outageMakesTheSourceUnavailableDuringIt() async throws {
+        let hub = FixHub(kind: .simulated)
+        let player = Task {
+            await ScenarioPlayer(
+                scenario: Scenario(steps: [
+                    .fix(ScriptedFix(latitude: 1, longitude: 1)), .outage(.seconds(600), reason: "unplugged"),
+                ])
+            ).run(reportingTo: hub)
+        }
+        #expect(await eventually { await hub.link == .down(reason: "unplugged") })
+        await #expect(throws: LocationError.sourceUnavailable) {
+            try await hub.location(LocationRequest(maxAge: .zero, timeout: .seconds(30)))
+        }
+        // Cancelling stops the player promptly, in the middle of the outage.
+        player.cancel()
+        await player.value
+        #expect(await hub.link == .down(reason: "unplugged"))
+    }
+
+    @Test func outageEndsWithAReconnection() async {
+        let hub = FixHub(kind: .simulated)
+        await ScenarioPlayer(scenario: Scenario(steps: [.outage(.zero, reason: "blip")])).run(reportingTo: hub)
+        #expect(await hub.link == .up(device: "simulated"))
+        #expect(await hub.status().reconnects == 1)
+    }
+
+    @Test func noFixKeepsTheSourceUp() async {
+        let hub = FixHub(kind: .simulated)
+        await ScenarioPlayer(scenario: Scenario(steps: [.noFix(.zero)])).run(reportingTo: hub)
+        #expect(await hub.link == .up(device: "simulated"))
+        await #expect(throws: LocationError.locationUnknown) {
+            try await hub.location(LocationRequest(timeout: .milliseconds(200)))
+        }
+    }
+
+    @Test func loopingScenarioRepeatsUntilCancelled() async {
+        let hub = FixHub(kind: .simulated)
+        let player = Task {
+            await ScenarioPlayer(
+                scenario: Scenario(
+                    steps: [.fix(ScriptedFix(latitude: 1, longitude: 1)), .wait(.milliseconds(10))], loops: true)
+            ).run(reportingTo: hub)
+        }
+        #expect(await eventually { await hub.status().fixes >= 3 })
+        // Returning at all shows the loop honours cancellation.
+        player.cancel()
+        await player.value
+    }
+}
