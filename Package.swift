@@ -126,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotLocationMockTests",
-            dependencies: ["PetSpotLocationMock", "PetSpotLocation"],
+            dependencies: ["PetSpotLocationMock", "PetSpotLocation", "PetSpotFixHub"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -146,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotProtocolTests",
-            dependencies: ["PetSpotProtocol", "PetSpotLocation"],
+            dependencies: ["PetSpotProtocol", "PetSpotLocation", "PetSpotJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
