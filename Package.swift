@@ -119,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotLocationMockTests",
-            dependencies: ["PetSpotLocationMock", "PetSpotLocation"],
+            dependencies: ["PetSpotLocationMock", "PetSpotLocation", "PetSpotFixHub"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -17,11 +17,8 @@ struct RecordingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        store.messages.withLock { $0.append("\(level): \(message) \(metadata ?? [:])") }
+    func log(event: LogEvent) {
+        store.messages.withLock { $0.append("\(event.level): \(event.message) \(event.metadata ?? [:])") }
     }
 
     /// A logger writing into a fresh store.

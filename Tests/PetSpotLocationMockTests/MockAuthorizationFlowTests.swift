@@ -1,3 +1,4 @@
+import PetSpotFixHub
 import PetSpotLocation
 import PetSpotLocationMock
 import Testing
