@@ -6,8 +6,7 @@ import PetSpotProtocol
 ///
 /// The daemon asks it before every location answer; ``PolicyEngine``
 /// implements rules, prompts and remembered decisions behind it, and
-/// ``OpenAccess`` authorizes everyone. The privileged methods and the
-/// connection hooks have defaults that refuse or ignore.
+/// ``OpenAccess`` authorizes everyone.
 public protocol AccessPolicy: Sendable {
     /// The client's current authorization.
     func status(for client: ClientIdentity, connection: ConnectionID) async -> AuthorizationState
@@ -29,18 +28,6 @@ public protocol AccessPolicy: Sendable {
     func received(_ response: RPCResponse, connection: ConnectionID) async
     /// The connection closed: its allow-once grants and agent role end.
     func connectionClosed(_ connection: ConnectionID) async
-}
-
-extension AccessPolicy {
-    public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) { throw .forbidden }
-
-    public func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
-        async throws(LocationError)
-    { throw .forbidden }
-
-    public func received(_ response: RPCResponse, connection: ConnectionID) async {}
-
-    public func connectionClosed(_ connection: ConnectionID) async {}
 }
 
 /// Identifies one accepted connection for its lifetime.
@@ -66,4 +53,16 @@ public struct OpenAccess: AccessPolicy {
     }
 
     public func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) async -> LocationFix { fix }
+
+    /// Nobody administers an open daemon: always `forbidden`.
+    public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) { throw .forbidden }
+
+    /// Nobody is asked: always `forbidden`.
+    public func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
+        async throws(LocationError)
+    { throw .forbidden }
+
+    public func received(_ response: RPCResponse, connection: ConnectionID) async {}
+
+    public func connectionClosed(_ connection: ConnectionID) async {}
 }
