@@ -68,7 +68,7 @@ struct FakeAgent {
             try await engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .full)
         }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(3))
+        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(10), "far below the 30 s default")
         #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .notDetermined)
     }
 

@@ -42,7 +42,7 @@ struct PromptIntegrationTests {
         let request = try TestUsers.cli(user, ["call", "authorization.request", "--socket", daemon.socket])
         let elapsed = Date().timeIntervalSince(started)
         #expect(errorCode(jsonObject(request.stdout) ?? [:]) == -32012)
-        #expect(elapsed >= 0.9 && elapsed < 4, "answered after \(elapsed) s")
+        #expect(elapsed >= 0.9 && elapsed < 10, "answered after \(elapsed) s")
         let prompt = try agent.message(method: "agent.prompt", timeout: 5)
         #expect(((prompt["params"] as? [String: Any])?["client"] as? [String: Any])?["uid"] as? Int == Int(user.uid))
         let status = try TestUsers.cli(user, ["authorization", "status", "--json", "--socket", daemon.socket])

@@ -85,13 +85,18 @@ import TestSupport
         for round in 0..<12 {
             try daemon.start()
             let client = try daemon.connect()
-            // Every pair rewrites decisions.json twice; keep the daemon busy writing.
-            for index in 0..<300 {
-                try client.sendRequest("authorization.reset", ["uid": 0], id: 2 * index)
-                try client.sendRequest(
-                    "authorization.request", ["accuracy": index % 2 == 0 ? "full" : "reduced"], id: 2 * index + 1)
+            // Every pair rewrites decisions.json twice. Bursts stay under the
+            // per-connection in-flight limit; the last burst is cut short by SIGKILL
+            // at a different moment each round.
+            for burst in 0..<3 {
+                for index in 0..<20 {
+                    let id = burst * 100 + 2 * index
+                    try client.sendRequest("authorization.reset", ["uid": 0], id: id)
+                    try client.sendRequest("authorization.request", ["accuracy": index % 2 == 0 ? "full" : "reduced"], id: id + 1)
+                }
+                if burst < 2 { _ = try client.response(id: burst * 100 + 39, timeout: 20) }
             }
-            _ = try client.response(id: 2 * (round * 20 % 200) + 1, timeout: 20)
+            usleep(useconds_t(round * 2_000))
             daemon.kill()
             if let data = FileManager.default.contents(atPath: daemon.decisionsFile) {
                 let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -232,6 +232,8 @@ public struct Dispatcher: Sendable {
                                 ))
                         }
                     } catch let error as LocationError {
+                        // The subscription is over before the client hears why.
+                        await session.closeSubscription(number)
                         try? await send(
                             RPCCodec.notification(
                                 method: RPCMethod.locationError,

@@ -12,7 +12,9 @@ import TestSupport
 final class PolicyDaemon: @unchecked Sendable {
     let directory: TemporaryDirectory
     private(set) var child: ChildProcess?
-    private(set) var logs = ""
+    /// Everything the daemon logged so far (all its runs).
+    var logs: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+    var logFile: String { directory.file("daemon.log") }
 
     var socket: String { directory.file("d.sock") }
     var stateDirectory: String { directory.file("state") }
@@ -63,8 +65,13 @@ final class PolicyDaemon: @unchecked Sendable {
 
     /// Starts the daemon and waits until its socket accepts connections.
     func start() throws {
+        // The log goes to a file: an undrained pipe would fill and stall the daemon.
         let child = try ChildProcess(
-            RepositoryPaths.executable("petspot-locationd"), ["--config", configPath, "--log-level", "debug"])
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" \"$@\" 2>>\"\(logFile)\"", RepositoryPaths.executable("petspot-locationd"),
+                "--config", configPath, "--log-level", "info",
+            ])
         self.child = child
         // No readiness signal reaches a test process: poll for the socket with a deadline.
         let deadline = Date().addingTimeInterval(30)
@@ -81,7 +88,6 @@ final class PolicyDaemon: @unchecked Sendable {
         guard let child else { return }
         child.signal(SIGTERM)
         _ = child.wait(timeout: 10)
-        logs += child.errors()
         self.child = nil
     }
 
