@@ -153,6 +153,20 @@ struct FakeAgent {
         #expect(try await state.status == .authorized)
     }
 
+    @Test func watchersAreWokenByResetsAndReloads() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let engine = Self.engine(Policy(prompt: .allow), directory)
+        var changes = await engine.authorizationChanges().makeAsyncIterator()
+        _ = try await engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .full)
+        try await engine.reset(uid: 1000, by: Self.root)
+        #expect(await changes.next() != nil)
+        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .notDetermined)
+        await engine.update(policy: Policy(defaultStatus: .denied))
+        #expect(await changes.next() != nil)
+        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .denied)
+    }
+
     @Test func reducedAccuracyFollowsTheConfiguredGrid() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -28,6 +28,9 @@ public protocol AccessPolicy: Sendable {
     func received(_ response: RPCResponse, connection: ConnectionID) async
     /// The connection closed: its allow-once grants and agent role end.
     func connectionClosed(_ connection: ConnectionID) async
+    /// A stream that yields whenever authorizations may have changed for
+    /// clients already connected (reload, reset); watchers re-check on it.
+    func authorizationChanges() async -> AsyncStream<Void>
 }
 
 /// Identifies one accepted connection for its lifetime.
@@ -65,4 +68,7 @@ public struct OpenAccess: AccessPolicy {
     public func received(_ response: RPCResponse, connection: ConnectionID) async {}
 
     public func connectionClosed(_ connection: ConnectionID) async {}
+
+    /// Never yields: nothing changes.
+    public func authorizationChanges() async -> AsyncStream<Void> { AsyncStream { _ in } }
 }

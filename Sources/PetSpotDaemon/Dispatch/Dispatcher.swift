@@ -152,7 +152,7 @@ public struct Dispatcher: Sendable {
 
     /// The accuracy the client may see now.
     /// - Throws: the refusal for any status but `authorized` (recorded in the audit log as `method`).
-    private func authorizedAccuracy(_ session: ClientSession, method: String) async throws(RPCError)
+    func authorizedAccuracy(_ session: ClientSession, method: String) async throws(RPCError)
         -> AccuracyAuthorization
     {
         let state = await policy.status(for: session.identity, connection: session.id)
@@ -189,67 +189,6 @@ public struct Dispatcher: Sendable {
                 metadata: ["client": "\(session.identity.uid)/\(session.identity.pid)", "reason": "\(error.reason)"])
             throw RPCError(error)
         }
-    }
-
-    private func locationWatch(_ options: WatchOptions, session: ClientSession, send: @escaping MessageSink)
-        async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
-    {
-        let method = RPCMethod.locationWatch.rawValue
-        let accuracy = try await authorizedAccuracy(session, method: method)
-        guard let (number, stop) = await session.openSubscription() else {
-            throw .invalidRequest("too many subscriptions on this connection")
-        }
-        await audit?.record(
-            AuditRecord(method: method, client: session.identity, status: .authorized, accuracy: accuracy))
-        let source = self.source
-        let policy = self.policy
-        let registry = self.registry
-        let audit = self.audit
-        let followUp: @Sendable () async -> Void = {
-            await registry.watchStarted()
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await _ in stop {}
-                }
-                group.addTask {
-                    do {
-                        for try await fix in source.updates(options) {
-                            // Every update is judged by the authorization in force now
-                            // (a reload or reset may have taken it away, or reduced it).
-                            let state = await policy.status(for: session.identity, connection: session.id)
-                            if let refusal = LocationError(refusing: state.status) {
-                                await audit?.record(
-                                    AuditRecord(
-                                        method: "location.watchEnded", state: state, client: session.identity,
-                                        reason: refusal.reason))
-                                throw refusal
-                            }
-                            let update = await policy.present(fix, accuracy: state.accuracy ?? accuracy)
-                            try await send(
-                                RPCCodec.notification(
-                                    method: RPCMethod.locationUpdate,
-                                    params: ["subscription": .number(Double(number)), "fix": WireCoding.encode(update)]
-                                ))
-                        }
-                    } catch let error as LocationError {
-                        // The subscription is over before the client hears why.
-                        await session.closeSubscription(number)
-                        try? await send(
-                            RPCCodec.notification(
-                                method: RPCMethod.locationError,
-                                params: ["subscription": .number(Double(number)), "error": RPCCodec.encode(RPCError(error))]
-                            ))
-                    } catch {
-                        // The connection is gone; nothing to tell.
-                    }
-                }
-                await group.next()
-                group.cancelAll()
-            }
-            await session.closeSubscription(number)
-            await registry.watchEnded()
-        }
-        return (["subscription": .number(Double(number))], followUp)
     }
 
     private func daemonStatus() async -> JSONValue {

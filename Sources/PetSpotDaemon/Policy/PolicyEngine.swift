@@ -30,6 +30,7 @@ public actor PolicyEngine: AccessPolicy {
     private var agent: Agent?
     private var pending: [Int: Pending] = [:]
     private var nextPrompt = 0
+    private var observers: [AsyncStream<Void>.Continuation] = []
     private let audit: AuditLog?
     private let logger: Logger
 
@@ -64,6 +65,7 @@ public actor PolicyEngine: AccessPolicy {
             logger.notice("prompt agent no longer allowed by [policy.agent]; dropped", metadata: ["conn": "\(agent.connection)"])
             self.agent = nil
         }
+        notifyChanged()
     }
 
     /// The decisions remembered now, by uid.
@@ -141,6 +143,7 @@ public actor PolicyEngine: AccessPolicy {
             logger.error("cannot write remembered decisions", metadata: ["error": "\(error)"])
         }
         for (connection, grant) in allowOnce where grant.uid == uid { allowOnce[connection] = nil }
+        notifyChanged()
         logger.notice("authorization reset", metadata: ["uid": "\(uid)", "by": "\(client.uid)"])
         await audit?.record(
             AuditRecord(method: "authorization.reset", client: client, status: .notDetermined, targetUid: uid))
@@ -184,6 +187,23 @@ public actor PolicyEngine: AccessPolicy {
         logger.notice("prompt agent left", metadata: ["conn": "\(connection)"])
         for (id, state) in pending {
             if case .waiting(connection, _) = state { finish(id, nil) }
+        }
+    }
+
+    public func authorizationChanges() -> AsyncStream<Void> {
+        // Ended watchers are forgotten at the next wake-up; bound them with a
+        // harmless extra wake-up (live watchers just re-check) now and then.
+        if observers.count >= 64 { notifyChanged() }
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        observers.append(continuation)
+        return stream
+    }
+
+    /// Wakes every watcher to re-check its authorization; forgets watchers that ended.
+    private func notifyChanged() {
+        observers.removeAll { continuation in
+            if case .terminated = continuation.yield(()) { return true }
+            return false
         }
     }
 
