@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotProtocolTests",
-            dependencies: ["PetSpotProtocol", "PetSpotLocation"],
+            dependencies: ["PetSpotProtocol", "PetSpotLocation", "PetSpotJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
