@@ -157,7 +157,8 @@ public struct Dispatcher: Sendable {
     {
         let state = await policy.status(for: session.identity, connection: session.id)
         if let refusal = LocationError(refusing: state.status) {
-            await audit?.record(AuditRecord(method: method, state: state, client: session.identity, reason: refusal.reason))
+            await audit?.record(
+                AuditRecord(method: method, state: state, client: session.identity, reason: refusal.reason))
             throw RPCError(refusal)
         }
         return state.accuracy ?? .full

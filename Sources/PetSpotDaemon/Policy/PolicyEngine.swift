@@ -62,7 +62,8 @@ public actor PolicyEngine: AccessPolicy {
     public func update(policy: Policy) {
         self.policy = policy
         if let agent, !policy.agent.contains(agent.client) {
-            logger.notice("prompt agent no longer allowed by [policy.agent]; dropped", metadata: ["conn": "\(agent.connection)"])
+            logger.notice(
+                "prompt agent no longer allowed by [policy.agent]; dropped", metadata: ["conn": "\(agent.connection)"])
             self.agent = nil
         }
         notifyChanged()
@@ -134,7 +135,9 @@ public actor PolicyEngine: AccessPolicy {
     public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) {
         guard policy.admin.contains(client) else {
             await audit?.record(
-                AuditRecord(method: "authorization.reset", client: client, reason: LocationError.forbidden.reason, targetUid: uid))
+                AuditRecord(
+                    method: "authorization.reset", client: client, reason: LocationError.forbidden.reason,
+                    targetUid: uid))
             throw .forbidden
         }
         do {
@@ -154,7 +157,9 @@ public actor PolicyEngine: AccessPolicy {
     {
         guard policy.agent.contains(client) else { throw .forbidden }
         if let previous = agent, previous.connection != connection {
-            logger.notice("a newer prompt agent replaces the registered one", metadata: ["old": "\(previous.connection)", "new": "\(connection)"])
+            logger.notice(
+                "a newer prompt agent replaces the registered one",
+                metadata: ["old": "\(previous.connection)", "new": "\(connection)"])
             try? await previous.send(
                 RPCCodec.notification(method: "agent.replaced", params: ["by": .number(Double(client.pid))]))
         }
@@ -172,7 +177,9 @@ public actor PolicyEngine: AccessPolicy {
         switch response.outcome {
         case .success(let result):
             let answer = AgentAnswer(result)
-            if answer == nil { logger.warning("malformed agent answer", metadata: ["answer": "\(result.serialized())"]) }
+            if answer == nil {
+                logger.warning("malformed agent answer", metadata: ["answer": "\(result.serialized())"])
+            }
             finish(id, answer)
         case .failure(let error):
             logger.info("the agent declined to answer", metadata: ["error": "\(error)"])

@@ -43,7 +43,9 @@ public struct ConfigurationReloader: Sendable {
         }
         await engine.update(policy: configuration.policy)
         await current.set(configuration)
-        logger.notice("configuration reloaded", metadata: ["config": "\(path)", "rules": "\(configuration.policy.rules.count)"])
+        logger.notice(
+            "configuration reloaded",
+            metadata: ["config": "\(path)", "rules": "\(configuration.policy.rules.count)"])
         return true
     }
 
