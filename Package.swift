@@ -157,6 +157,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PetSpotDaemonTests",
+            dependencies: [
+                "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
+                logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PetSpotIntegrationTests",
             dependencies: [
                 "TestSupport", "PetSpotLocation", "PetSpotLocationClient", "PetSpotProtocol",

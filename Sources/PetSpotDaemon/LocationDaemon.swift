@@ -4,8 +4,9 @@ import PetSpotLocation
 import ServiceLifecycle
 import UnixSignals
 
-/// The daemon: the socket server and the position source, composed into one
-/// `ServiceGroup` that stops gracefully on SIGTERM or SIGINT.
+/// The daemon: the socket server, the position source and the SIGHUP
+/// reloader, composed into one `ServiceGroup` that stops gracefully on
+/// SIGTERM or SIGINT.
 ///
 /// It takes any ``DaemonSource`` (the executable wires the gpsd source in;
 /// tests pass the mock), so the daemon library never imports gpsd.
@@ -15,23 +16,39 @@ public struct LocationDaemon: Sendable {
     public let policy: any AccessPolicy
     public let logger: Logger
     public let registry: ClientRegistry
+    /// Where location requests are recorded, when configured.
+    public let audit: AuditLog?
+    /// What SIGHUP does (e.g. ``ConfigurationReloader/reload()``); without
+    /// one, SIGHUP is logged and ignored.
+    public let onReload: (@Sendable () async -> Void)?
 
+    /// Creates a daemon.
+    /// - Parameters:
+    ///   - policy: who may see the location (``PolicyEngine``; ``OpenAccess`` authorizes everyone).
+    ///   - audit: the audit log.
+    ///   - onReload: called on each SIGHUP.
     public init(
-        settings: ServerSettings, source: DaemonSource, policy: any AccessPolicy = OpenAccess(), logger: Logger
+        settings: ServerSettings, source: DaemonSource, policy: any AccessPolicy = OpenAccess(), audit: AuditLog? = nil,
+        logger: Logger, onReload: (@Sendable () async -> Void)? = nil
     ) {
         self.settings = settings
         self.source = source
         self.policy = policy
+        self.audit = audit
         self.logger = logger
+        self.onReload = onReload
         self.registry = ClientRegistry(capacity: settings.maxClients)
     }
 
     /// The long-running parts.
     /// - Parameter onReady: called once the socket accepts connections.
     public func services(onReady: @escaping @Sendable () -> Void = {}) -> [any Service] {
-        let dispatcher = Dispatcher(source: source.service, policy: policy, registry: registry, logger: logger)
+        let dispatcher = Dispatcher(
+            source: source.service, policy: policy, registry: registry, logger: logger, audit: audit)
+        let logger = self.logger
         var services: [any Service] = [
-            SocketServer(settings: settings, dispatcher: dispatcher, logger: logger, onReady: onReady)
+            SocketServer(settings: settings, dispatcher: dispatcher, logger: logger, onReady: onReady),
+            ReloadService(onReload: onReload ?? { logger.notice("SIGHUP: nothing to reload") }),
         ]
         if let producer = source.producer, let hub = source.hub {
             services.append(ProducerService(producer: producer, hub: hub))

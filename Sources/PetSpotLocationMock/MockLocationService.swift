@@ -17,6 +17,8 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
         case allow(AccuracyAuthorization)
         /// Denies (remembered).
         case deny
+        /// An administrator steps in: `restricted`, which no later request changes.
+        case restrict
         /// No agent answered: `promptUnavailable`, status unchanged.
         case unavailable
     }
@@ -135,6 +137,8 @@ actor AuthorizationScript {
             current = AuthorizationState(status: .authorized, accuracy: effective, decidedBy: .decision)
         case .deny:
             current = AuthorizationState(status: .denied, decidedBy: .decision)
+        case .restrict:
+            current = AuthorizationState(status: .restricted, decidedBy: .rule)
         case .unavailable:
             throw .promptUnavailable
         }

@@ -29,10 +29,27 @@ public enum RPCInbound: Sendable, Equatable {
     case failure(RPCError)
 }
 
-/// One element: a request, or the error to send back (with the id when one could be read).
+/// One element: a request, a response (the answer of a peer the daemon
+/// asked, e.g. a prompt agent), or the error to send back (with the id when
+/// one could be read).
 public enum RPCParsed: Sendable, Equatable {
     case request(RPCRequest)
+    case response(RPCResponse)
     case invalid(id: JSONValue, RPCError)
+}
+
+/// One decoded JSON-RPC 2.0 response: an object with `id` and exactly one
+/// of `result` or `error`, and no `method`.
+public struct RPCResponse: Sendable, Equatable {
+    /// The id of the request it answers.
+    public var id: JSONValue
+    /// The result, or the error the peer sent.
+    public var outcome: Result<JSONValue, RPCError>
+
+    public init(id: JSONValue, outcome: Result<JSONValue, RPCError>) {
+        self.id = id
+        self.outcome = outcome
+    }
 }
 
 /// Turns lines into messages and messages into lines (JSON-RPC 2.0, one per line).
@@ -75,6 +92,9 @@ public enum RPCCodec {
         guard members["jsonrpc"] == .string("2.0") else {
             return .invalid(id: replyID, .invalidRequest("jsonrpc must be \"2.0\""))
         }
+        if members["method"] == nil, let response = parseResponse(members, id: replyID) {
+            return response
+        }
         guard case .string(let method)? = members["method"] else {
             return .invalid(id: replyID, .invalidRequest("method must be a string"))
         }
@@ -87,6 +107,22 @@ public enum RPCCodec {
             return .invalid(id: replyID, .invalidRequest("unknown member \(unknown)"))
         }
         return .request(RPCRequest(id: id, method: method, params: params))
+    }
+
+    /// A response object (`id` plus exactly one of `result`/`error`), or
+    /// `nil` when the object is not shaped like one.
+    static func parseResponse(_ members: [String: JSONValue], id: JSONValue) -> RPCParsed? {
+        let result = members["result"]
+        let error = members["error"]
+        guard (result == nil) != (error == nil), members["id"] != nil else { return nil }
+        if let unknown = members.keys.first(where: { !["jsonrpc", "id", "result", "error"].contains($0) }) {
+            return .invalid(id: id, .invalidRequest("unknown member \(unknown)"))
+        }
+        if let result { return .response(RPCResponse(id: id, outcome: .success(result))) }
+        guard let error, case .object = error else {
+            return .invalid(id: id, .invalidRequest("error must be an object"))
+        }
+        return .response(RPCResponse(id: id, outcome: .failure(decodeError(error))))
     }
 
     /// A success response.

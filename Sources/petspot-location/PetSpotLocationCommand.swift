@@ -26,8 +26,12 @@ struct PetSpotLocationCommand: AsyncParsableCommand {
               petspot-location watch --distance-filter 10 --count 5
               petspot-location authorization request --accuracy reduced
               petspot-location status
+              petspot-location audit --file /var/lib/petspot-locationd/audit.jsonl
             """,
-        subcommands: [GetCommand.self, WatchCommand.self, StatusCommand.self, AuthorizationCommand.self]
+        subcommands: [
+            GetCommand.self, WatchCommand.self, StatusCommand.self, AuthorizationCommand.self, AuditCommand.self,
+            CallCommand.self,
+        ]
     )
 
     static func main() async {

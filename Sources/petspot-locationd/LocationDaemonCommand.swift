@@ -20,7 +20,9 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             are errors. --check-config prints the effective configuration (every key,
             defaults filled in) and exits 0, or prints every error with its key and exits 1.
 
-            Signals: SIGTERM/SIGINT stop cleanly (exit 0, socket removed).
+            Signals: SIGTERM/SIGINT stop cleanly (exit 0, socket removed). SIGHUP re-reads
+            the configuration file and puts its [policy] in force for every connection
+            (a file that fails to load keeps the running configuration; the log says why).
 
             Examples:
               petspot-locationd --demo                     # simulated source, socket in /tmp
@@ -79,8 +81,19 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             logger.critical("cannot start the position source", metadata: ["error": "\(error)"])
             throw ExitCode(1)
         }
+        let audit = AuditLog(
+            path: configuration.daemon.auditLog, maxBytes: configuration.daemon.auditLogMaxBytes, logger: logger)
+        let engine = PolicyEngine(
+            policy: configuration.policy, stateDirectory: configuration.daemon.stateDirectory, audit: audit,
+            logger: logger)
+        var onReload: (@Sendable () async -> Void)?
+        if !demo {
+            let reloader = ConfigurationReloader(path: config, running: configuration, engine: engine, logger: logger)
+            onReload = { await reloader.reload() }
+        }
         let daemon = LocationDaemon(
-            settings: ServerSettings(configuration.daemon), source: source, logger: logger)
+            settings: ServerSettings(configuration.daemon), source: source, policy: engine, audit: audit,
+            logger: logger, onReload: onReload)
         do {
             try await daemon.run()
         } catch {

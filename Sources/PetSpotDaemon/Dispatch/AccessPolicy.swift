@@ -1,9 +1,12 @@
+import PetSpotJSON
 import PetSpotLocation
+import PetSpotProtocol
 
 /// The seam where permission is decided for a connected client.
 ///
-/// The daemon asks it before every location answer; the policy issue
-/// implements rules, prompts and remembered decisions behind it.
+/// The daemon asks it before every location answer; ``PolicyEngine``
+/// implements rules, prompts and remembered decisions behind it, and
+/// ``OpenAccess`` authorizes everyone.
 public protocol AccessPolicy: Sendable {
     /// The client's current authorization.
     func status(for client: ClientIdentity, connection: ConnectionID) async -> AuthorizationState
@@ -12,7 +15,22 @@ public protocol AccessPolicy: Sendable {
         for client: ClientIdentity, connection: ConnectionID, accuracy: AccuracyAuthorization
     ) async throws(LocationError) -> AuthorizationState
     /// Transforms a fix for a client with the given accuracy (reduced accuracy snapping).
-    func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) -> LocationFix
+    func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) async -> LocationFix
+    /// `authorization.reset`: forgets the decision remembered for `uid`.
+    /// - Throws: `forbidden` unless `client` is an administrator.
+    func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError)
+    /// `agent.register`: makes this connection the prompt agent.
+    /// - Parameter send: writes a message to the agent's connection.
+    /// - Throws: `forbidden` unless `client` may be an agent.
+    func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
+        async throws(LocationError)
+    /// A response arrived on `connection` (an agent answering `agent.prompt`).
+    func received(_ response: RPCResponse, connection: ConnectionID) async
+    /// The connection closed: its allow-once grants and agent role end.
+    func connectionClosed(_ connection: ConnectionID) async
+    /// A stream that yields whenever authorizations may have changed for
+    /// clients already connected (reload, reset); watchers re-check on it.
+    func authorizationChanges() async -> AsyncStream<Void>
 }
 
 /// Identifies one accepted connection for its lifetime.
@@ -37,5 +55,20 @@ public struct OpenAccess: AccessPolicy {
         await status(for: client, connection: connection)
     }
 
-    public func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) -> LocationFix { fix }
+    public func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) async -> LocationFix { fix }
+
+    /// Nobody administers an open daemon: always `forbidden`.
+    public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) { throw .forbidden }
+
+    /// Nobody is asked: always `forbidden`.
+    public func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
+        async throws(LocationError)
+    { throw .forbidden }
+
+    public func received(_ response: RPCResponse, connection: ConnectionID) async {}
+
+    public func connectionClosed(_ connection: ConnectionID) async {}
+
+    /// Never yields: nothing changes.
+    public func authorizationChanges() async -> AsyncStream<Void> { AsyncStream { _ in } }
 }

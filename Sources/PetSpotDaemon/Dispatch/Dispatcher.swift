@@ -28,18 +28,22 @@ public struct Dispatcher: Sendable {
     public let registry: ClientRegistry
     public let startedAt: ContinuousClock.Instant
     public let logger: Logger
+    /// Where location requests are recorded (SPEC §6), when configured.
+    public let audit: AuditLog?
 
     public init(
         source: any LocationService & SourceStatusReporting,
         policy: any AccessPolicy,
         registry: ClientRegistry,
         logger: Logger,
+        audit: AuditLog? = nil,
         startedAt: ContinuousClock.Instant = .now
     ) {
         self.source = source
         self.policy = policy
         self.registry = registry
         self.logger = logger
+        self.audit = audit
         self.startedAt = startedAt
     }
 
@@ -80,6 +84,10 @@ public struct Dispatcher: Sendable {
         switch parsed {
         case .invalid(let id, let error):
             return DispatchOutcome(reply: RPCCodec.response(id: id, error: error))
+        case .response(let response):
+            // Responses answer what the daemon asked (agent.prompt); they get no answer.
+            await policy.received(response, connection: session.id)
+            return DispatchOutcome(reply: nil)
         case .request(let request):
             do {
                 let (result, followUp) = try await call(request, session: session, send: send)
@@ -120,24 +128,51 @@ public struct Dispatcher: Sendable {
             } catch {
                 throw RPCError(error)
             }
-        case .authorizationReset, .agentRegister:
-            throw RPCError(LocationError.forbidden)
+        case .authorizationReset:
+            let uid = try RPCParams.authorizationReset(request.params)
+            do {
+                try await policy.reset(uid: uid, by: session.identity)
+            } catch {
+                throw RPCError(error)
+            }
+            return (.bool(true), nil)
+        case .agentRegister:
+            try RPCParams.none(request.params)
+            do {
+                try await policy.registerAgent(session.identity, connection: session.id, send: send)
+            } catch {
+                throw RPCError(error)
+            }
+            return (.bool(true), nil)
         case .daemonStatus:
             try RPCParams.none(request.params)
             return (await daemonStatus(), nil)
         }
     }
 
-    private func authorizedAccuracy(_ session: ClientSession) async throws(RPCError) -> AccuracyAuthorization {
+    /// The accuracy the client may see now.
+    /// - Throws: the refusal for any status but `authorized` (recorded in the audit log as `method`).
+    func authorizedAccuracy(_ session: ClientSession, method: String) async throws(RPCError)
+        -> AccuracyAuthorization
+    {
         let state = await policy.status(for: session.identity, connection: session.id)
-        if let refusal = LocationError(refusing: state.status) { throw RPCError(refusal) }
+        if let refusal = LocationError(refusing: state.status) {
+            await audit?.record(
+                AuditRecord(method: method, state: state, client: session.identity, reason: refusal.reason))
+            throw RPCError(refusal)
+        }
         return state.accuracy ?? .full
     }
 
     private func locationGet(_ request: LocationRequest, session: ClientSession) async throws(RPCError) -> JSONValue {
-        let accuracy = try await authorizedAccuracy(session)
+        let method = RPCMethod.locationGet.rawValue
+        let accuracy = try await authorizedAccuracy(session, method: method)
         do {
-            let fix = policy.present(try await source.location(request), accuracy: accuracy)
+            let fix = await policy.present(try await source.location(request), accuracy: accuracy)
+            await audit?.record(
+                AuditRecord(
+                    method: method, client: session.identity, status: .authorized, accuracy: accuracy,
+                    source: fix.source, fixAge: fix.age()))
             logger.info(
                 "location answered",
                 metadata: [
@@ -146,56 +181,15 @@ public struct Dispatcher: Sendable {
                 ])
             return WireCoding.encode(fix)
         } catch {
+            await audit?.record(
+                AuditRecord(
+                    method: method, client: session.identity, status: .authorized, accuracy: accuracy,
+                    reason: error.reason))
             logger.info(
                 "location refused",
                 metadata: ["client": "\(session.identity.uid)/\(session.identity.pid)", "reason": "\(error.reason)"])
             throw RPCError(error)
         }
-    }
-
-    private func locationWatch(_ options: WatchOptions, session: ClientSession, send: @escaping MessageSink)
-        async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
-    {
-        let accuracy = try await authorizedAccuracy(session)
-        guard let (number, stop) = await session.openSubscription() else {
-            throw .invalidRequest("too many subscriptions on this connection")
-        }
-        let source = self.source
-        let policy = self.policy
-        let registry = self.registry
-        let followUp: @Sendable () async -> Void = {
-            await registry.watchStarted()
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await _ in stop {}
-                }
-                group.addTask {
-                    do {
-                        for try await fix in source.updates(options) {
-                            let update = policy.present(fix, accuracy: accuracy)
-                            try await send(
-                                RPCCodec.notification(
-                                    method: RPCMethod.locationUpdate,
-                                    params: ["subscription": .number(Double(number)), "fix": WireCoding.encode(update)]
-                                ))
-                        }
-                    } catch let error as LocationError {
-                        try? await send(
-                            RPCCodec.notification(
-                                method: RPCMethod.locationError,
-                                params: ["subscription": .number(Double(number)), "error": RPCCodec.encode(RPCError(error))]
-                            ))
-                    } catch {
-                        // The connection is gone; nothing to tell.
-                    }
-                }
-                await group.next()
-                group.cancelAll()
-            }
-            await session.closeSubscription(number)
-            await registry.watchEnded()
-        }
-        return (["subscription": .number(Double(number))], followUp)
     }
 
     private func daemonStatus() async -> JSONValue {

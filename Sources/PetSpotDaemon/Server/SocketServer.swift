@@ -9,6 +9,7 @@ import NIOExtras
 import NIOPosix
 import PetSpotJSON
 import PetSpotLocation
+import PetSpotPolicy
 import PetSpotProtocol
 import ServiceLifecycle
 
@@ -28,17 +29,21 @@ public final class SocketServer: Service {
     let logger: Logger
     let group: any EventLoopGroup
     let onReady: @Sendable () -> Void
+    let identityResolver: PeerIdentityResolver
 
     /// Creates a server.
     /// - Parameters:
+    ///   - identityResolver: derives each client's identity from its peer credentials.
     ///   - onReady: called once the socket accepts connections.
     public init(
         settings: ServerSettings,
         dispatcher: Dispatcher,
         logger: Logger,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        identityResolver: PeerIdentityResolver = PeerIdentityResolver(),
         onReady: @escaping @Sendable () -> Void = {}
     ) {
+        self.identityResolver = identityResolver
         self.settings = settings
         self.dispatcher = dispatcher
         self.logger = logger
@@ -99,7 +104,10 @@ public final class SocketServer: Service {
             await refuse(accepted.channel)
             return
         }
-        let identity = accepted.credentials.identity
+        // The kernel's uid/gid/pid, then names, groups, unit and executable
+        // from the system: nothing the client sends can change them.
+        let credentials = accepted.credentials
+        let identity = identityResolver.identity(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
         var logger = self.logger
         logger[metadataKey: "client"] = "uid=\(identity.uid) pid=\(identity.pid) conn=\(connectionID)"
         let session = ClientSession(
@@ -117,6 +125,7 @@ public final class SocketServer: Service {
         } catch {
             logger.debug("connection ended", metadata: ["error": "\(error)"])
         }
+        await dispatcher.policy.connectionClosed(connectionID)
         await registry.release()
         logger.debug("disconnected")
     }

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Crash-safe file replacement: write a temporary file in the same
+/// directory, fsync it, rename it over the target, fsync the directory.
+///
+/// A reader (or a daemon restarted after SIGKILL) sees either the old
+/// content or the new one, never a torn file.
+enum AtomicFile {
+    /// Why a write failed: the step and `errno`.
+    struct Failure: Error, CustomStringConvertible {
+        var step: String
+        var path: String
+        var code: Int32
+        var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
+    }
+
+    /// The prefix of temporary files next to `path`.
+    static func temporaryPrefix(for path: String) -> String {
+        let (directory, name) = split(path)
+        return "\(directory)/.\(name).tmp-"
+    }
+
+    /// Replaces `path` with `bytes`, permission bits `mode`.
+    /// - Throws: ``Failure`` naming the step that failed; the target is then untouched.
+    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(Failure) {
+        let (directory, _) = split(path)
+        let temporary = temporaryPrefix(for: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw Failure(step: "create", path: temporary, code: errno) }
+        do throws(Failure) {
+            try writeAll(bytes, to: descriptor, path: temporary)
+            // The mode given to open() is filtered by the umask; make it exact.
+            guard fchmod(descriptor, mode) == 0 else { throw Failure(step: "chmod", path: temporary, code: errno) }
+            guard fsync(descriptor) == 0 else { throw Failure(step: "fsync", path: temporary, code: errno) }
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw Failure(step: "rename", path: path, code: code)
+        }
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            _ = fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// Removes temporary files a killed writer left next to `path`.
+    static func removeLeftovers(for path: String) {
+        let (directory, name) = split(path)
+        guard let handle = opendir(directory) else { return }
+        defer { closedir(handle) }
+        let prefix = ".\(name).tmp-"
+        while let entry = readdir(handle) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if entryName.hasPrefix(prefix) { unlink("\(directory)/\(entryName)") }
+        }
+    }
+
+    /// Creates `path` and missing parents with permission bits `mode`.
+    static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(Failure) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/\(component)"
+            if mkdir(current, mode) != 0 && errno != EEXIST {
+                throw Failure(step: "mkdir", path: current, code: errno)
+            }
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(Failure) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw Failure(step: "write", path: path, code: errno)
+            }
+            offset += written
+        }
+    }
+
+    private static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+}

@@ -1,0 +1,284 @@
+import Logging
+import PetSpotJSON
+import PetSpotLocation
+import PetSpotPolicy
+import PetSpotProtocol
+
+/// The daemon's ``AccessPolicy``: the configured ``Policy`` (swapped on
+/// reload), decisions remembered per uid in the state directory, allow-once
+/// grants per connection, and the prompt agent.
+///
+/// Prompt agent protocol: a client allowed by `[policy.agent]` calls
+/// `agent.register`; for each `authorization.request` from a
+/// `notDetermined` client under `prompt = "agent"` the daemon sends that
+/// connection a request `agent.prompt` `{"client": {...}, "accuracy"}` with
+/// a numeric id, and waits up to `prompt_timeout` for a response
+/// `{"decision": "allow"/"allowOnce"/"deny", "accuracy"?}`. Answers count
+/// only from the connection the prompt went to; an error response, a
+/// malformed answer, silence or the agent leaving mean `promptUnavailable`
+/// and the client stays `notDetermined`.
+///
+/// Second agent: the newest registration wins. The previous agent gets the
+/// notification `agent.replaced` and receives no new prompts; prompts it
+/// already holds can still be answered by it until their timeout.
+/// A reload that no longer lists the agent's user or groups drops it.
+public actor PolicyEngine: AccessPolicy {
+    /// The policy in force.
+    public private(set) var policy: Policy
+    private var store: DecisionStore
+    private var allowOnce: [ConnectionID: (uid: UInt32, decision: RememberedDecision)] = [:]
+    private var agent: Agent?
+    private var pending: [Int: Pending] = [:]
+    private var nextPrompt = 0
+    private var observers: [AsyncStream<Void>.Continuation] = []
+    private let audit: AuditLog?
+    private let logger: Logger
+
+    struct Agent {
+        var connection: ConnectionID
+        var client: ClientIdentity
+        var send: MessageSink
+    }
+
+    enum Pending {
+        case waiting(agent: ConnectionID, CheckedContinuation<AgentAnswer?, Never>?)
+        case answered(AgentAnswer?)
+    }
+
+    /// Creates the engine.
+    /// - Parameters:
+    ///   - policy: the `[policy]` section.
+    ///   - stateDirectory: `daemon.state_dir`, where `decisions.json` lives.
+    ///   - audit: where authorization changes are recorded.
+    public init(policy: Policy, stateDirectory: String, audit: AuditLog? = nil, logger: Logger) {
+        self.policy = policy
+        self.store = DecisionStore(stateDirectory: stateDirectory, logger: logger)
+        self.audit = audit
+        self.logger = logger
+    }
+
+    /// Puts a new policy in force (SIGHUP reload). Existing connections are
+    /// judged by it from their next call or watch update on.
+    public func update(policy: Policy) {
+        self.policy = policy
+        if let agent, !policy.agent.contains(agent.client) {
+            logger.notice(
+                "prompt agent no longer allowed by [policy.agent]; dropped", metadata: ["conn": "\(agent.connection)"])
+            self.agent = nil
+        }
+        notifyChanged()
+    }
+
+    /// The decisions remembered now, by uid.
+    public var rememberedDecisions: [UInt32: RememberedDecision] { store.decisions }
+
+    /// Whether a prompt agent is registered.
+    public var hasAgent: Bool { agent != nil }
+
+    // MARK: AccessPolicy
+
+    public func status(for client: ClientIdentity, connection: ConnectionID) -> AuthorizationState {
+        let remembered = allowOnce[connection].map(\.decision) ?? store.decision(for: client.uid)
+        return policy.resolve(for: client, remembered: remembered)
+    }
+
+    public func request(
+        for client: ClientIdentity, connection: ConnectionID, accuracy: AccuracyAuthorization
+    ) async throws(LocationError) -> AuthorizationState {
+        let current = status(for: client, connection: connection)
+        guard current.status == .notDetermined else {
+            await record("authorization.request", current, client)
+            return current
+        }
+        let how: String
+        switch policy.prompt {
+        case .allow:
+            remember(RememberedDecision(status: .authorized, accuracy: accuracy), for: client.uid)
+            how = "prompt"
+        case .deny:
+            remember(RememberedDecision(status: .denied), for: client.uid)
+            how = "prompt"
+        case .agent:
+            guard let answer = await ask(client: client, accuracy: accuracy) else {
+                await audit?.record(
+                    AuditRecord(
+                        method: "authorization.request", client: client, status: .notDetermined,
+                        reason: LocationError.promptUnavailable.reason))
+                throw .promptUnavailable
+            }
+            let granted = answer.granted(requested: accuracy)
+            switch answer.decision {
+            case .allow:
+                remember(RememberedDecision(status: .authorized, accuracy: granted), for: client.uid)
+            case .deny:
+                remember(RememberedDecision(status: .denied), for: client.uid)
+            case .allowOnce:
+                allowOnce[connection] = (client.uid, RememberedDecision(status: .authorized, accuracy: granted))
+            }
+            how = answer.decision == .allowOnce ? "allowOnce" : "agent"
+        }
+        let state = status(for: client, connection: connection)
+        logger.notice(
+            "authorization decided",
+            metadata: ["uid": "\(client.uid)", "status": "\(state.status.rawValue)", "by": "\(how)"])
+        await audit?.record(
+            AuditRecord(
+                method: "authorization.request", client: client, status: state.status, accuracy: state.accuracy,
+                decidedBy: how))
+        return state
+    }
+
+    public func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) -> LocationFix {
+        accuracy == .reduced ? ReducedAccuracy.reduce(fix, cellMeters: policy.reducedAccuracyMeters) : fix
+    }
+
+    public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) {
+        guard policy.admin.contains(client) else {
+            await audit?.record(
+                AuditRecord(
+                    method: "authorization.reset", client: client, reason: LocationError.forbidden.reason,
+                    targetUid: uid))
+            throw .forbidden
+        }
+        do {
+            try store.forget(uid)
+        } catch {
+            logger.error("cannot write remembered decisions", metadata: ["error": "\(error)"])
+        }
+        for (connection, grant) in allowOnce where grant.uid == uid { allowOnce[connection] = nil }
+        notifyChanged()
+        logger.notice("authorization reset", metadata: ["uid": "\(uid)", "by": "\(client.uid)"])
+        await audit?.record(
+            AuditRecord(method: "authorization.reset", client: client, status: .notDetermined, targetUid: uid))
+    }
+
+    public func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
+        async throws(LocationError)
+    {
+        guard policy.agent.contains(client) else { throw .forbidden }
+        if let previous = agent, previous.connection != connection {
+            logger.notice(
+                "a newer prompt agent replaces the registered one",
+                metadata: ["old": "\(previous.connection)", "new": "\(connection)"])
+            try? await previous.send(
+                RPCCodec.notification(method: "agent.replaced", params: ["by": .number(Double(client.pid))]))
+        }
+        agent = Agent(connection: connection, client: client, send: send)
+        logger.notice("prompt agent registered", metadata: ["conn": "\(connection)", "uid": "\(client.uid)"])
+    }
+
+    public func received(_ response: RPCResponse, connection: ConnectionID) {
+        guard case .number(let raw) = response.id, let id = Int(exactly: raw),
+            case .waiting(let agentConnection, _)? = pending[id], agentConnection == connection
+        else {
+            logger.debug("ignored a response that answers no prompt", metadata: ["conn": "\(connection)"])
+            return
+        }
+        switch response.outcome {
+        case .success(let result):
+            let answer = AgentAnswer(result)
+            if answer == nil {
+                logger.warning("malformed agent answer", metadata: ["answer": "\(result.serialized())"])
+            }
+            finish(id, answer)
+        case .failure(let error):
+            logger.info("the agent declined to answer", metadata: ["error": "\(error)"])
+            finish(id, nil)
+        }
+    }
+
+    public func connectionClosed(_ connection: ConnectionID) {
+        allowOnce[connection] = nil
+        guard agent?.connection == connection else { return }
+        agent = nil
+        logger.notice("prompt agent left", metadata: ["conn": "\(connection)"])
+        for (id, state) in pending {
+            if case .waiting(connection, _) = state { finish(id, nil) }
+        }
+    }
+
+    public func authorizationChanges() -> AsyncStream<Void> {
+        // Ended watchers are forgotten at the next wake-up; bound them with a
+        // harmless extra wake-up (live watchers just re-check) now and then.
+        if observers.count >= 64 { notifyChanged() }
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        observers.append(continuation)
+        return stream
+    }
+
+    /// Wakes every watcher to re-check its authorization; forgets watchers that ended.
+    private func notifyChanged() {
+        observers.removeAll { continuation in
+            if case .terminated = continuation.yield(()) { return true }
+            return false
+        }
+    }
+
+    // MARK: Prompting
+
+    /// Asks the agent about `client`; `nil` when there is none or it does not answer in time.
+    private func ask(client: ClientIdentity, accuracy: AccuracyAuthorization) async -> AgentAnswer? {
+        guard let agent else { return nil }
+        nextPrompt += 1
+        let id = nextPrompt
+        pending[id] = .waiting(agent: agent.connection, nil)
+        let message = RPCCodec.request(
+            id: .number(Double(id)), method: RPCMethod.agentPrompt,
+            params: AgentAnswer.promptParams(client: client, accuracy: accuracy))
+        let timeout = policy.promptTimeout
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    try await agent.send(message)
+                } catch {
+                    await self.finish(id, nil)
+                }
+            }
+            group.addTask {
+                // The bound of the wait: cancelled as soon as the answer is in.
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                await self.finish(id, nil)
+            }
+            let answer = await wait(id)
+            group.cancelAll()
+            return answer
+        }
+    }
+
+    private func wait(_ id: Int) async -> AgentAnswer? {
+        if case .answered(let answer)? = pending[id] {
+            pending[id] = nil
+            return answer
+        }
+        return await withCheckedContinuation { continuation in
+            if case .waiting(let agent, _)? = pending[id] {
+                pending[id] = .waiting(agent: agent, continuation)
+            } else {
+                continuation.resume(returning: nil)
+            }
+        }
+    }
+
+    private func finish(_ id: Int, _ answer: AgentAnswer?) {
+        guard case .waiting(_, let continuation)? = pending[id] else { return }
+        if let continuation {
+            pending[id] = nil
+            continuation.resume(returning: answer)
+        } else {
+            pending[id] = .answered(answer)
+        }
+    }
+
+    private func remember(_ decision: RememberedDecision, for uid: UInt32) {
+        do {
+            try store.remember(decision, for: uid)
+        } catch {
+            logger.error(
+                "cannot write remembered decisions; kept in memory only", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func record(_ method: String, _ state: AuthorizationState, _ client: ClientIdentity) async {
+        await audit?.record(AuditRecord(method: method, state: state, client: client))
+    }
+}

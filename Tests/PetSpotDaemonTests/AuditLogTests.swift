@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import Logging
+@testable import PetSpotDaemon
+import PetSpotLocation
+import Testing
+import TestSupport
+
+@Suite struct AuditLogTests {
+    static let client = ClientIdentity(
+        uid: 1000, gid: 1000, pid: 42, user: "alice", groups: ["alice"], unit: "kiosk.service",
+        executable: "/usr/bin/kiosk")
+
+    @Test func recordsAreJSONLinesWithIdentityAndNoCoordinates() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("logs/audit.jsonl")
+        let log = AuditLog(path: path, maxBytes: 1 << 20, logger: Logger(label: "test"))
+        await log.record(
+            AuditRecord(
+                method: "location.get", client: Self.client, status: .authorized, accuracy: .reduced,
+                source: .gpsd, fixAge: 0.123456, time: UTCTimestamp(secondsSince1970: 0)))
+        await log.record(AuditRecord(method: "location.get", client: Self.client, status: .denied, reason: "denied"))
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(
+            lines[0]
+                == #"{"accuracy":"reduced","client":{"executable":"/usr/bin/kiosk","gid":1000,"groups":["alice"],"pid":42,"uid":1000,"unit":"kiosk.service","user":"alice"},"fixAge":0.123,"method":"location.get","source":"gpsd","status":"authorized","time":"1970-01-01T00:00:00Z"}"#
+        )
+        #expect(lines[1].contains(#""reason":"denied""#))
+        #expect(!lines[1].contains("accuracy"))
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func theLogRotatesBySize() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("audit.jsonl")
+        let log = AuditLog(path: path, maxBytes: 4096, logger: Logger(label: "test"))
+        for _ in 0..<100 {
+            await log.record(AuditRecord(method: "location.get", client: Self.client, status: .notDetermined))
+        }
+        let current = try Data(contentsOf: URL(fileURLWithPath: path))
+        let rotated = try Data(contentsOf: URL(fileURLWithPath: path + ".1"))
+        #expect(current.count <= 4096 && rotated.count <= 4096)
+        #expect(rotated.count > 3000)
+        #expect(String(decoding: rotated, as: UTF8.self).hasSuffix("}\n"))
+        #expect(!FileManager.default.fileExists(atPath: path + ".2"))
+    }
+
+    @Test func anUnwritableLogIsReportedNotFatal() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("file", "")
+        let (logger, messages) = RecordingLogHandler.logger()
+        let log = AuditLog(path: directory.file("file/audit.jsonl"), maxBytes: 4096, logger: logger)
+        await log.record(AuditRecord(method: "location.get", client: Self.client))
+        await log.record(AuditRecord(method: "location.get", client: Self.client))
+        #expect(messages.all.filter { $0.contains("cannot write the audit log") }.count == 1)
+    }
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import TestSupport
+
+/// A real `petspot-locationd` on a simulated source with a given `[policy]`,
+/// its socket world-connectable (0666) in a temporary directory that other
+/// uids may traverse. Always stopped (SIGKILL at worst) by ``finish()``.
+final class PolicyDaemon: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    private(set) var child: ChildProcess?
+    /// Everything the daemon logged so far (all its runs).
+    var logs: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+    var logFile: String { directory.file("daemon.log") }
+
+    var socket: String { directory.file("d.sock") }
+    var stateDirectory: String { directory.file("state") }
+    var decisionsFile: String { stateDirectory + "/decisions.json" }
+    var auditLog: String { stateDirectory + "/audit.jsonl" }
+    var configPath: String { directory.file("locationd.toml") }
+
+    /// A scenario walking about 20 m inside one 3 km grid cell, 100 fixes a second, forever.
+    static let smallWalk = """
+        {"loop": true, "steps": [
+          {"path": {"from": {"latitude": 52.2301, "longitude": 21.0101},
+                    "to": {"latitude": 52.2302, "longitude": 21.0103},
+                    "count": 20, "interval": 0.01, "horizontalAccuracy": 5, "mode": 2}},
+          {"path": {"from": {"latitude": 52.2302, "longitude": 21.0103},
+                    "to": {"latitude": 52.2301, "longitude": 21.0101},
+                    "count": 20, "interval": 0.01, "horizontalAccuracy": 5, "mode": 2}}
+        ]}
+        """
+
+    /// Writes the configuration with `policy` (the TOML of `[policy]` and below).
+    init(policy: String) throws {
+        directory = try TemporaryDirectory(prefix: "psperm")
+        chmod(directory.path, 0o755)
+        try directory.write("walk.json", Self.smallWalk)
+        try writeConfiguration(policy: policy)
+    }
+
+    /// Replaces the configuration file's `[policy]` part.
+    func writeConfiguration(policy: String) throws {
+        try directory.write(
+            "locationd.toml",
+            """
+            [daemon]
+            socket = "\(socket)"
+            socket_mode = "0666"
+            state_dir = "\(stateDirectory)"
+            audit_log = "\(auditLog)"
+
+            [source]
+            kind = "simulated"
+
+            [source.simulated]
+            scenario = "\(directory.file("walk.json"))"
+
+            \(policy)
+            """)
+    }
+
+    /// Starts the daemon and waits until its socket accepts connections.
+    func start() throws {
+        // The log goes to a file: an undrained pipe would fill and stall the daemon.
+        let child = try ChildProcess(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" \"$@\" 2>>\"\(logFile)\"", RepositoryPaths.executable("petspot-locationd"),
+                "--config", configPath, "--log-level", "info",
+            ])
+        self.child = child
+        // No readiness signal reaches a test process: poll for the socket with a deadline.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if (try? RawSocket(path: socket)) != nil { return }
+            guard child.process.isRunning else { break }
+            usleep(20_000)
+        }
+        throw PolicyTestError("the daemon did not start serving on \(socket)")
+    }
+
+    /// Stops the daemon (SIGTERM, then SIGKILL past 10 s) and keeps its log.
+    func stop() {
+        guard let child else { return }
+        child.signal(SIGTERM)
+        _ = child.wait(timeout: 10)
+        self.child = nil
+    }
+
+    /// Kills the daemon with SIGKILL at once.
+    func kill() {
+        guard let child else { return }
+        child.signal(SIGKILL)
+        _ = child.wait(timeout: 10)
+        self.child = nil
+    }
+
+    /// Stops the daemon and removes the directory.
+    func finish() {
+        stop()
+        directory.remove()
+    }
+
+    /// Connects an in-process client (this test's uid).
+    func connect() throws -> RawSocket { try RawSocket(path: socket) }
+}
+
+/// A failed expectation outside `#expect`.
+struct PolicyTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
