@@ -12,6 +12,8 @@ import PetSpotProtocol
 /// gets `daemonUnreachable` and the next call connects again.
 actor DaemonConnection {
     private enum Pending {
+        /// Sent, the caller not yet suspended: an answer arriving now is kept in `early`.
+        case sent
         case call(CheckedContinuation<Result<JSONValue, LocationError>, Never>)
         case watch(AsyncThrowingStream<LocationFix, any Error>.Continuation)
     }
@@ -27,6 +29,7 @@ actor DaemonConnection {
     private var readerTask: Task<Void, Never>?
     private var nextID = 0
     private var pending: [Int: Pending] = [:]
+    private var early: [Int: Result<JSONValue, LocationError>] = [:]
     private var subscriptions: [Int: AsyncThrowingStream<LocationFix, any Error>.Continuation] = [:]
 
     init(socketPath: String) { self.socketPath = socketPath }
@@ -35,7 +38,10 @@ actor DaemonConnection {
 
     /// Calls `method` and returns its result.
     func call(_ method: RPCMethod, params: JSONValue?) async throws(LocationError) -> JSONValue {
-        let id = try await send(method, params: params)
+        // The entry exists before the request leaves: the answer may arrive
+        // (the actor is reentrant) before this call suspends for it.
+        let id = try await send(method, params: params, registering: .sent)
+        if let answer = early.removeValue(forKey: id) { return try answer.get() }
         let result = await withCheckedContinuation { continuation in
             pending[id] = .call(continuation)
         }
@@ -47,8 +53,7 @@ actor DaemonConnection {
         async
     {
         do {
-            let id = try await send(.locationWatch, params: RPCParams.encode(options))
-            pending[id] = .watch(continuation)
+            _ = try await send(.locationWatch, params: RPCParams.encode(options), registering: .watch(continuation))
         } catch {
             continuation.finish(throwing: error)
         }
@@ -57,7 +62,8 @@ actor DaemonConnection {
     /// Ends a subscription (best effort).
     func unwatch(_ subscription: Int) async {
         guard subscriptions.removeValue(forKey: subscription) != nil else { return }
-        _ = try? await send(.locationUnwatch, params: ["subscription": .number(Double(subscription))])
+        _ = try? await send(
+            .locationUnwatch, params: ["subscription": .number(Double(subscription))], registering: nil)
     }
 
     /// Closes the connection.
@@ -65,14 +71,20 @@ actor DaemonConnection {
         link?.channel.close(promise: nil)
     }
 
-    private func send(_ method: RPCMethod, params: JSONValue?) async throws(LocationError) -> Int {
+    /// Sends a request, registering `entry` for its answer first.
+    private func send(_ method: RPCMethod, params: JSONValue?, registering entry: Pending?) async throws(LocationError)
+        -> Int
+    {
         let link = try await connected()
         nextID += 1
         let id = nextID
+        if let entry { pending[id] = entry }
         let line = RPCCodec.line(RPCCodec.request(id: .number(Double(id)), method: method.rawValue, params: params))
         do {
             try await link.outbound.write(ByteBuffer(string: line))
         } catch {
+            pending.removeValue(forKey: id)
+            early.removeValue(forKey: id)
             throw .daemonUnreachable("the connection to \(socketPath) broke")
         }
         return id
@@ -149,6 +161,8 @@ actor DaemonConnection {
         }
         guard let entry = pending.removeValue(forKey: Int(rawID)) else { return }
         switch entry {
+        case .sent:
+            early[Int(rawID)] = outcome
         case .call(let continuation):
             continuation.resume(returning: outcome)
         case .watch(let continuation):
@@ -177,8 +191,9 @@ actor DaemonConnection {
     private func failAll(_ error: LocationError) {
         let waiting = pending
         pending.removeAll()
-        for entry in waiting.values {
+        for (id, entry) in waiting {
             switch entry {
+            case .sent: early[id] = .failure(error)
             case .call(let continuation): continuation.resume(returning: .failure(error))
             case .watch(let continuation): continuation.finish(throwing: error)
             }

@@ -68,6 +68,13 @@ struct LocationDaemonCommand: AsyncParsableCommand {
 
         // Writes to a vanished client must fail with EPIPE, never kill the daemon.
         signal(SIGPIPE, SIG_IGN)
+        // A parent may hand down a mask blocking the signals we serve on
+        // (test runners and some supervisors do): SIGHUP reloads, SIGTERM
+        // and SIGINT stop, so they must get through.
+        var served = sigset_t()
+        sigemptyset(&served)
+        for number in [SIGHUP, SIGTERM, SIGINT] { sigaddset(&served, number) }
+        pthread_sigmask(SIG_UNBLOCK, &served, nil)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info

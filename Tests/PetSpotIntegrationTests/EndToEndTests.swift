@@ -150,6 +150,19 @@ struct EndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test("SIGTERM stops the daemon even with watchers and waiting requests connected")
+    func stopWithOpenConnections() throws {
+        let daemon = try Fixtures.daemon(scenario: Fixtures.walk)
+        let watcher = try daemon.connect()
+        _ = try watcher.callLine(#"{"jsonrpc":"2.0","id":1,"method":"location.watch"}"#)
+        let waiting = try daemon.connect()
+        try waiting.send(#"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"maxAge":0,"minMode":3,"desiredAccuracy":0.001,"timeout":300}}"# + "\n")
+        let status = daemon.stop(timeout: 10)
+        #expect(status == 0, "\(daemon.child.process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(status ?? -1): \(daemon.child.errors().suffix(3000))")
+        #expect(watcher.waitForClose(timeout: 5))
+        #expect(waiting.waitForClose(timeout: 5))
+    }
+
     @Test("a second daemon refuses to steal a live socket")
     func refusesLiveSocket() throws {
         let daemon = try Fixtures.daemon(scenario: Fixtures.singleFix)

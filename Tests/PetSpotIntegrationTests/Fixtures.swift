@@ -49,7 +49,7 @@ extension Dictionary where Key == String, Value == Any {
 
 extension RawSocket {
     /// Sends one line and reads one JSON object back.
-    func call(_ line: String, timeout: Double = 15) throws -> [String: Any] {
+    func callLine(_ line: String, timeout: Double = 15) throws -> [String: Any] {
         try send(line + "\n")
         return try readObject(timeout: timeout)
     }
@@ -65,7 +65,7 @@ extension RawSocket {
 
     /// `daemon.status` answered: proof that the daemon still serves.
     func assertServing() throws -> Bool {
-        let answer = try call(#"{"jsonrpc":"2.0","id":"alive","method":"daemon.status"}"#)
+        let answer = try callLine(#"{"jsonrpc":"2.0","id":"alive","method":"daemon.status"}"#)
         return answer["id"] as? String == "alive" && answer.result?["version"] != nil
     }
 }

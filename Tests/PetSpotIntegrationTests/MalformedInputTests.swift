@@ -59,7 +59,7 @@ struct MalformedInputTests {
         let daemon = try Fixtures.daemon(scenario: Fixtures.singleFix)
         defer { daemon.stop() }
         let client = try daemon.connect()
-        let answer = try client.call(testCase.line)
+        let answer = try client.callLine(testCase.line)
         #expect(answer["jsonrpc"] as? String == "2.0")
         #expect(answer.errorCode == testCase.code, "\(answer)")
         if testCase.idIsNull {
@@ -98,7 +98,7 @@ struct MalformedInputTests {
         let head = #"{"jsonrpc":"2.0","id":7,"method":"daemon.status"}"#
         let line = head + String(repeating: " ", count: 65_536 - head.utf8.count)
         #expect(line.utf8.count == 65_536)
-        let answer = try client.call(line)
+        let answer = try client.callLine(line)
         #expect(answer["id"] as? Int == 7)
         #expect(answer.result != nil)
     }
@@ -110,7 +110,7 @@ struct MalformedInputTests {
         let client = try daemon.connect()
         try client.send(#"{"jsonrpc":"2.0","method":"daemon.status"}"# + "\n")
         try client.send(#"{"jsonrpc":"2.0","method":"no.such.method"}"# + "\n")
-        let answer = try client.call(#"{"jsonrpc":"2.0","id":"second","method":"daemon.status"}"#)
+        let answer = try client.callLine(#"{"jsonrpc":"2.0","id":"second","method":"daemon.status"}"#)
         #expect(answer["id"] as? String == "second")
         #expect(client.staysSilent(for: 0.3))
     }
@@ -163,12 +163,12 @@ struct MalformedInputTests {
         }
         let client = try daemon.connect()
         #expect(try client.assertServing())
-        let status = try client.call(#"{"jsonrpc":"2.0","id":2,"method":"daemon.status"}"#)
+        let status = try client.callLine(#"{"jsonrpc":"2.0","id":2,"method":"daemon.status"}"#)
         // Only this client is left (the others were released).
         let deadline = Date().addingTimeInterval(10)
         var clients = status.result?["clients"] as? Int
         while clients != 1, Date() < deadline {
-            clients = try client.call(#"{"jsonrpc":"2.0","id":3,"method":"daemon.status"}"#).result?["clients"] as? Int
+            clients = try client.callLine(#"{"jsonrpc":"2.0","id":3,"method":"daemon.status"}"#).result?["clients"] as? Int
         }
         #expect(clients == 1)
     }
@@ -196,7 +196,7 @@ struct MalformedInputTests {
         let stuck = try daemon.connect()
         try stuck.send(#"{"jsonrpc":"2.0","id":1,"method":"location.watch"}"# + "\n")
         let reader = try daemon.connect()
-        _ = try reader.call(#"{"jsonrpc":"2.0","id":1,"method":"location.watch"}"#)
+        _ = try reader.callLine(#"{"jsonrpc":"2.0","id":1,"method":"location.watch"}"#)
         // The scenario emits a fix every 50 ms: 60 updates take about 3 s.
         // Every one must reach the reading watcher promptly while the other
         // watcher's socket buffer is full.

@@ -90,6 +90,9 @@ public final class SocketServer: Service {
                         tasks.addTask { await self.serve(accepted) }
                     }
                 }
+                // The listening socket is closed (shutdown): end every
+                // connection too, watchers included, so the daemon stops.
+                tasks.cancelAll()
             }
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
