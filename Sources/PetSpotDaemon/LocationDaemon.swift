@@ -1,6 +1,7 @@
 import Logging
 import PetSpotFixHub
 import PetSpotLocation
+import PetSpotSystemd
 import ServiceLifecycle
 import UnixSignals
 
@@ -9,33 +10,64 @@ import UnixSignals
 ///
 /// It takes any ``DaemonSource`` (the executable wires the gpsd source in;
 /// tests pass the mock), so the daemon library never imports gpsd.
+///
+/// Under systemd (``SystemdIntegration``) it serves on the passed socket,
+/// announces `READY=1` once serving, `STOPPING=1` when a graceful shutdown
+/// begins, pings the watchdog, and brackets SIGHUP reloads with
+/// `RELOADING=1`/`READY=1`.
 public struct LocationDaemon: Sendable {
     public let settings: ServerSettings
     public let source: DaemonSource
     public let policy: any AccessPolicy
     public let logger: Logger
     public let registry: ClientRegistry
+    /// What systemd passed (``SystemdIntegration/none`` when started by hand).
+    public let systemd: SystemdIntegration
 
     public init(
-        settings: ServerSettings, source: DaemonSource, policy: any AccessPolicy = OpenAccess(), logger: Logger
+        settings: ServerSettings, source: DaemonSource, policy: any AccessPolicy = OpenAccess(), logger: Logger,
+        systemd: SystemdIntegration = .none
     ) {
         self.settings = settings
         self.source = source
         self.policy = policy
         self.logger = logger
         self.registry = ClientRegistry(capacity: settings.maxClients)
+        self.systemd = systemd
     }
 
     /// The long-running parts.
-    /// - Parameter onReady: called once the socket accepts connections.
-    public func services(onReady: @escaping @Sendable () -> Void = {}) -> [any Service] {
+    /// - Parameters:
+    ///   - onReady: called once the socket accepts connections (after `READY=1`).
+    ///   - onReload: performs a configuration reload on SIGHUP and returns
+    ///     whether it was taken; `nil` leaves SIGHUP alone.
+    ///   - hangups: an already trapping SIGHUP sequence for the reload service.
+    public func services(
+        onReady: @escaping @Sendable () -> Void = {}, onReload: (@Sendable () async -> Bool)? = nil,
+        hangups: UnixSignalsSequence? = nil
+    ) -> [any Service] {
         let dispatcher = Dispatcher(source: source.service, policy: policy, registry: registry, logger: logger)
+        let notifier = systemd.notifier
+        let announce: @Sendable () -> Void = {
+            notifier.send(.ready(status: "serving"))
+            onReady()
+        }
         var services: [any Service] = [
-            SocketServer(settings: settings, dispatcher: dispatcher, logger: logger, onReady: onReady)
+            SocketServer(
+                settings: settings, dispatcher: dispatcher, logger: logger, listener: systemd.listener?.fd,
+                onReady: announce)
         ]
         if let producer = source.producer, let hub = source.hub {
             services.append(ProducerService(producer: producer, hub: hub))
         }
+        if let onReload {
+            services.append(ReloadService(notifier: notifier, logger: logger, signals: hangups, onReload: onReload))
+        }
+        if let watchdog = systemd.watchdog, notifier.isEnabled {
+            services.append(WatchdogService(notifier: notifier, schedule: watchdog))
+        }
+        // Last, so the first to hear of a graceful shutdown.
+        services.append(StoppingNotificationService(notifier: notifier))
         return services
     }
 
@@ -43,12 +75,19 @@ public struct LocationDaemon: Sendable {
     /// - Parameters:
     ///   - signals: the signals that start a graceful shutdown.
     ///   - onReady: called once the socket accepts connections.
+    ///   - onReload: performs a configuration reload on SIGHUP; `nil` leaves SIGHUP alone.
     public func run(
-        signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () -> Void = {}
+        signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () -> Void = {},
+        onReload: (@Sendable () async -> Bool)? = nil
     ) async throws {
+        // Trap SIGHUP before anything can announce readiness: a reload
+        // request right after READY=1 must never meet the default action.
+        let hangups = onReload == nil ? nil : await UnixSignalsSequence(trapping: .sighup)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services(onReady: onReady).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                services: services(onReady: onReady, onReload: onReload, hangups: hangups).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
+                },
                 gracefulShutdownSignals: signals,
                 logger: logger))
         try await group.run()

@@ -4,6 +4,7 @@ import Logging
 import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotLocation
+import PetSpotSystemd
 
 /// `petspot-locationd`: the PetSpot location daemon.
 @main
@@ -20,7 +21,18 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             are errors. --check-config prints the effective configuration (every key,
             defaults filled in) and exits 0, or prints every error with its key and exits 1.
 
-            Signals: SIGTERM/SIGINT stop cleanly (exit 0, socket removed).
+            Signals: SIGTERM/SIGINT stop cleanly (exit 0, socket removed). SIGHUP re-reads
+            and validates the configuration file; a configuration that fails validation is
+            logged and the running one is kept.
+
+            systemd: under Type=notify the daemon sends READY=1 once serving, RELOADING=1
+            and READY=1 around a SIGHUP reload, STOPPING=1 on shutdown, and WATCHDOG=1
+            every half WatchdogSec. Started by petspot-locationd.socket it serves on the
+            passed socket (LISTEN_FDS/LISTEN_PID) and leaves the socket file to systemd;
+            started by hand it binds daemon.socket itself.
+
+            Files: /etc/petspot/locationd.toml (configuration), /run/petspot/locationd.sock
+            (the socket), /var/lib/petspot-locationd (remembered decisions, audit log).
 
             Examples:
               petspot-locationd --demo                     # simulated source, socket in /tmp
@@ -64,6 +76,8 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             return
         }
 
+        // Taken first: unsets LISTEN_* so nothing started later inherits them.
+        let systemd = SystemdIntegration.fromEnvironment(ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -78,9 +92,10 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let daemon = LocationDaemon(
-            settings: ServerSettings(configuration.daemon), source: source, logger: logger)
+            settings: ServerSettings(configuration.daemon), source: source, logger: logger, systemd: systemd)
+        let reload = ConfigurationReload(path: demo ? nil : config, logger: logger)
         do {
-            try await daemon.run()
+            try await daemon.run(onReload: { await reload.run() })
         } catch {
             logger.critical("stopped on error", metadata: ["error": "\(error)"])
             throw ExitCode(1)

@@ -10,6 +10,7 @@ import NIOPosix
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
+import PetSpotSystemd
 import ServiceLifecycle
 
 /// The Unix-socket JSON-RPC server: binds the socket (mode and group from
@@ -27,55 +28,65 @@ public final class SocketServer: Service {
     let dispatcher: Dispatcher
     let logger: Logger
     let group: any EventLoopGroup
+    let listener: Int32?
     let onReady: @Sendable () -> Void
 
     /// Creates a server.
     /// - Parameters:
+    ///   - listener: an already listening Unix stream socket to serve on
+    ///     (systemd socket activation). The server then neither binds, nor
+    ///     changes the socket file's mode or group, nor removes it: the
+    ///     `.socket` unit owns it. `nil` binds `settings.socketPath`.
     ///   - onReady: called once the socket accepts connections.
     public init(
         settings: ServerSettings,
         dispatcher: Dispatcher,
         logger: Logger,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        listener: Int32? = nil,
         onReady: @escaping @Sendable () -> Void = {}
     ) {
         self.settings = settings
         self.dispatcher = dispatcher
         self.logger = logger
         self.group = group
+        self.listener = listener
         self.onReady = onReady
+    }
+
+    /// Sets up an accepted connection: its peer credentials, then the line
+    /// decoder (bounded), wrapped for async use.
+    static func accept(_ channel: any Channel) -> EventLoopFuture<Accepted> {
+        PeerCredentials.read(from: channel).flatMapThrowing { credentials in
+            try channel.pipeline.syncOperations.addHandler(
+                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
+            let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                wrappingChannelSynchronously: channel,
+                configuration: .init(isOutboundHalfClosureEnabled: true))
+            return Accepted(channel: wrapped, credentials: credentials)
+        }
     }
 
     public func run() async throws {
         let path = settings.socketPath
-        try UnixSocketFile.prepare(path)
-        // The socket is created under a tight umask, then opened up to the
-        // configured mode: no moment where it is wider than configured.
-        let previousMask = umask(0o177)
         let server: NIOAsyncChannel<Accepted, Never>
-        do {
+        if let listener {
             server = try await ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 256)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .bind(unixDomainSocketPath: path) { channel in
-                    PeerCredentials.read(from: channel).flatMapThrowing { credentials in
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(
-                                LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
-                        let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                            wrappingChannelSynchronously: channel,
-                            configuration: .init(isOutboundHalfClosureEnabled: true))
-                        return Accepted(channel: wrapped, credentials: credentials)
-                    }
-                }
-            umask(previousMask)
-        } catch {
-            umask(previousMask)
-            throw error
+                .bind(listener) { channel in Self.accept(channel) }
+            let boundPath = SocketInspection.boundPath(listener) ?? "?"
+            logger.info("serving on the socket systemd passed", metadata: ["socket": "\(boundPath)", "fd": "\(listener)"])
+            if boundPath != path {
+                logger.notice(
+                    "the passed socket is not daemon.socket; clients must use the unit's ListenStream path",
+                    metadata: ["daemon.socket": "\(path)", "passed": "\(boundPath)"])
+            }
+        } else {
+            server = try await bindOwnSocket(path)
+            logger.info("serving", metadata: ["socket": "\(path)", "mode": "\(String(settings.socketMode, radix: 8))"])
         }
-        defer { UnixSocketFile.remove(path) }
-        try UnixSocketFile.secure(path, mode: settings.socketMode, group: settings.socketGroup)
-        logger.info("serving", metadata: ["socket": "\(path)", "mode": "\(String(settings.socketMode, radix: 8))"])
+        // The socket file is removed on the way out, only when the daemon bound it.
+        defer { if listener == nil { UnixSocketFile.remove(path) } }
         onReady()
 
         try await withGracefulShutdownHandler {
@@ -90,6 +101,34 @@ public final class SocketServer: Service {
             server.channel.close(promise: nil)
         }
         logger.info("stopped serving", metadata: ["socket": "\(path)"])
+    }
+
+    /// Binds `path` itself (started by hand): refuses a live daemon's
+    /// socket, replaces a stale one, and applies the configured mode and group.
+    func bindOwnSocket(_ path: String) async throws -> NIOAsyncChannel<Accepted, Never> {
+        try UnixSocketFile.prepare(path)
+        // The socket is created under a tight umask, then opened up to the
+        // configured mode: no moment where it is wider than configured.
+        let previousMask = umask(0o177)
+        let server: NIOAsyncChannel<Accepted, Never>
+        do {
+            server = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .childChannelOption(.allowRemoteHalfClosure, value: true)
+                .bind(unixDomainSocketPath: path) { channel in Self.accept(channel) }
+            umask(previousMask)
+        } catch {
+            umask(previousMask)
+            throw error
+        }
+        do {
+            try UnixSocketFile.secure(path, mode: settings.socketMode, group: settings.socketGroup)
+        } catch {
+            try? await server.channel.close()
+            UnixSocketFile.remove(path)
+            throw error
+        }
+        return server
     }
 
     /// Serves one client until it leaves (or the daemon stops).
