@@ -70,11 +70,13 @@ public final class SocketServer: Service {
     public func run() async throws {
         let path = settings.socketPath
         let server: NIOAsyncChannel<Accepted, Never>
+        var servingPath = path
         if let listener {
             server = try await ServerBootstrap(group: group)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .bind(listener) { channel in Self.accept(channel) }
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
+            servingPath = boundPath
             logger.info("serving on the socket systemd passed", metadata: ["socket": "\(boundPath)", "fd": "\(listener)"])
             if boundPath != path {
                 logger.notice(
@@ -100,7 +102,7 @@ public final class SocketServer: Service {
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
         }
-        logger.info("stopped serving", metadata: ["socket": "\(path)"])
+        logger.info("stopped serving", metadata: ["socket": "\(servingPath)"])
     }
 
     /// Binds `path` itself (started by hand): refuses a live daemon's
@@ -150,36 +152,44 @@ public final class SocketServer: Service {
                 let send: MessageSink = { message in
                     try await outbound.write(ByteBuffer(string: RPCCodec.line(message)))
                 }
-                await withDiscardingTaskGroup { requests in
-                    do {
-                        for try await line in inbound {
-                            guard line.readableBytes <= RPCCodec.maximumLineLength else {
-                                try? await send(Self.lineTooLong)
-                                break
-                            }
-                            guard await session.beginRequest() else {
-                                try? await send(
-                                    RPCCodec.response(id: .null, error: .internalError("too many requests in flight")))
-                                continue
-                            }
-                            let inboundMessage = RPCCodec.decode(line: line.readableBytesView)
-                            requests.addTask {
-                                let outcome = await self.dispatcher.handle(inboundMessage, session: session, send: send)
-                                await session.endRequest()
-                                if let reply = outcome.reply {
-                                    guard (try? await send(reply)) != nil else { return }
+                // On graceful shutdown the daemon stops reading (half-closes the
+                // input): an idle client, or a watcher, cannot hold the stop up,
+                // while answers already in flight still go out.
+                let connection = accepted.channel.channel
+                await withGracefulShutdownHandler {
+                    await withDiscardingTaskGroup { requests in
+                        do {
+                            for try await line in inbound {
+                                guard line.readableBytes <= RPCCodec.maximumLineLength else {
+                                    try? await send(Self.lineTooLong)
+                                    break
                                 }
-                                await outcome.followUp?()
+                                guard await session.beginRequest() else {
+                                    try? await send(
+                                        RPCCodec.response(id: .null, error: .internalError("too many requests in flight")))
+                                    continue
+                                }
+                                let inboundMessage = RPCCodec.decode(line: line.readableBytesView)
+                                requests.addTask {
+                                    let outcome = await self.dispatcher.handle(inboundMessage, session: session, send: send)
+                                    await session.endRequest()
+                                    if let reply = outcome.reply {
+                                        guard (try? await send(reply)) != nil else { return }
+                                    }
+                                    await outcome.followUp?()
+                                }
                             }
+                        } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+                            try? await send(Self.lineTooLong)
+                        } catch {
+                            logger.debug("read failed", metadata: ["error": "\(error)"])
                         }
-                    } catch is ByteToMessageDecoderError.PayloadTooLargeError {
-                        try? await send(Self.lineTooLong)
-                    } catch {
-                        logger.debug("read failed", metadata: ["error": "\(error)"])
+                        // The client finished sending (or broke the protocol):
+                        // answers in flight still go out; subscriptions stop.
+                        await session.close()
                     }
-                    // The client finished sending (or broke the protocol):
-                    // answers in flight still go out; subscriptions stop.
-                    await session.close()
+                } onGracefulShutdown: {
+                    connection.close(mode: .input, promise: nil)
                 }
             }
         } catch {
