@@ -89,6 +89,53 @@ struct SystemdNotifyTests {
         #expect(child.wait(timeout: 15) == 0)
     }
 
+    @Test("a reload with an invalid file reports it, keeps serving, and a fixed file reloads")
+    func failedReloadKeepsServing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let listener = try NotifyListener(path: directory.file("notify"))
+        let socket = directory.file("d.sock")
+        let valid = """
+            [daemon]
+            socket = "\(socket)"
+            state_dir = "\(directory.file("state"))"
+
+            [source]
+            kind = "static"
+
+            [source.static]
+            latitude = 52.2297
+            longitude = 21.0122
+            """
+        let config = try directory.write("locationd.toml", valid)
+        let child = try ChildProcess(
+            Self.daemon, ["--config", config, "--log-level", "notice"],
+            environment: ["NOTIFY_SOCKET": listener.notifySocket])
+        defer { child.terminate() }
+        _ = try listener.wait(for: "READY=1", timeout: 30) { NotifyListener.fields($0)["READY"] == "1" }
+
+        try directory.write("locationd.toml", valid + "\nunknown_key = 1\n")
+        child.signal(SIGHUP)
+        _ = try listener.wait(for: "RELOADING=1", timeout: 10) { NotifyListener.fields($0)["RELOADING"] == "1" }
+        let failed = try listener.wait(for: "READY=1", timeout: 10) { NotifyListener.fields($0)["READY"] == "1" }
+        #expect(NotifyListener.fields(failed)["STATUS"]?.contains("reload failed") == true)
+        let client = try RawSocket(path: socket)
+        try client.send(#"{"jsonrpc":"2.0","id":1,"method":"location.get"}"# + "\n")
+        let answer = try #require(try client.readJSON(timeout: 10) as? [String: Any])
+        #expect((answer["result"] as? [String: Any])?["latitude"] as? Double == 52.2297)
+
+        try directory.write("locationd.toml", valid)
+        child.signal(SIGHUP)
+        let reloaded = try listener.wait(for: "READY=1 after a good reload", timeout: 10) {
+            NotifyListener.fields($0)["READY"] == "1"
+        }
+        #expect(NotifyListener.fields(reloaded)["STATUS"]?.contains("configuration reloaded") == true)
+
+        child.signal(SIGTERM)
+        _ = try listener.wait(for: "STOPPING=1", timeout: 10) { NotifyListener.fields($0)["STOPPING"] == "1" }
+        #expect(child.wait(timeout: 15) == 0, "an open client connection does not hold the stop up")
+    }
+
     static func monotonicMicroseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
