@@ -84,6 +84,11 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "petspot.locationd")
+        if systemd.listener == nil, systemd.passedDescriptors > 0 {
+            logger.warning(
+                "systemd passed descriptors, but none is a listening Unix stream socket; binding daemon.socket",
+                metadata: ["LISTEN_FDS": "\(systemd.passedDescriptors)"])
+        }
         let source: DaemonSource
         do {
             source = try SourceFactory.make(configuration.source, logger: logger)

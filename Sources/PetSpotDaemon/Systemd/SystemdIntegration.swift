@@ -17,15 +17,18 @@ public struct SystemdIntegration: Sendable {
     public var watchdog: WatchdogSchedule?
     /// The passed listening socket (`petspot-locationd.socket`), when set.
     public var listener: ListenFDs.Descriptor?
+    /// How many descriptors were passed (`LISTEN_FDS`), adopted or not.
+    public var passedDescriptors: Int
 
     /// Creates an integration from explicit parts.
     public init(
         notifier: SystemdNotifier = .disabled, watchdog: WatchdogSchedule? = nil,
-        listener: ListenFDs.Descriptor? = nil
+        listener: ListenFDs.Descriptor? = nil, passedDescriptors: Int = 0
     ) {
         self.notifier = notifier
         self.watchdog = watchdog
         self.listener = listener
+        self.passedDescriptors = passedDescriptors
     }
 
     /// No systemd: bind the socket, notify nobody.
@@ -46,6 +49,7 @@ public struct SystemdIntegration: Sendable {
         return SystemdIntegration(
             notifier: SystemdNotifier(environment: environment),
             watchdog: WatchdogSchedule(environment: environment, pid: getpid()),
-            listener: passed?.listeningUnixStream(preferredName: socketName))
+            listener: passed?.listeningUnixStream(preferredName: socketName),
+            passedDescriptors: passed?.descriptors.count ?? 0)
     }
 }
