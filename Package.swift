@@ -71,12 +71,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        // systemd integration without libsystemd: sd_notify, watchdog, socket activation.
+        .target(name: "PetSpotSystemd", swiftSettings: swiftSettings),
         .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation", "PetSpotJSON"], swiftSettings: swiftSettings),
         .target(
             name: "PetSpotDaemon",
             dependencies: [
                 "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotLocationMock", "PetSpotJSON",
-                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", logging,
+                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", "PetSpotSystemd", logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -95,7 +97,7 @@ let package = Package(
             name: "petspot-locationd",
             dependencies: [
                 "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
-                "PetSpotLocationMock", "PetSpotStaticSource", argumentParser, logging,
+                "PetSpotLocationMock", "PetSpotStaticSource", "PetSpotSystemd", argumentParser, logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -162,6 +164,11 @@ let package = Package(
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
                 logging,
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotSystemdTests",
+            dependencies: ["PetSpotSystemd", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

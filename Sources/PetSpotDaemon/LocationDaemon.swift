@@ -1,6 +1,7 @@
 import Logging
 import PetSpotFixHub
 import PetSpotLocation
+import PetSpotSystemd
 import ServiceLifecycle
 import UnixSignals
 
@@ -10,6 +11,11 @@ import UnixSignals
 ///
 /// It takes any ``DaemonSource`` (the executable wires the gpsd source in;
 /// tests pass the mock), so the daemon library never imports gpsd.
+///
+/// Under systemd (``SystemdIntegration``) it serves on the passed socket,
+/// announces `READY=1` once serving, `STOPPING=1` when a graceful shutdown
+/// begins, pings the watchdog, and brackets SIGHUP reloads with
+/// `RELOADING=1`/`READY=1`.
 public struct LocationDaemon: Sendable {
     public let settings: ServerSettings
     public let source: DaemonSource
@@ -18,18 +24,22 @@ public struct LocationDaemon: Sendable {
     public let registry: ClientRegistry
     /// Where location requests are recorded, when configured.
     public let audit: AuditLog?
-    /// What SIGHUP does (e.g. ``ConfigurationReloader/reload()``); without
-    /// one, SIGHUP is logged and ignored.
-    public let onReload: (@Sendable () async -> Void)?
+    /// What SIGHUP does (e.g. ``ConfigurationReloader/reload()``), returning
+    /// whether the new configuration was taken; without one, SIGHUP is
+    /// logged and ignored (it never kills the daemon).
+    public let onReload: (@Sendable () async -> Bool)?
+    /// What systemd passed (``SystemdIntegration/none`` when started by hand).
+    public let systemd: SystemdIntegration
 
     /// Creates a daemon.
     /// - Parameters:
     ///   - policy: who may see the location (``PolicyEngine``; ``OpenAccess`` authorizes everyone).
     ///   - audit: the audit log.
     ///   - onReload: called on each SIGHUP.
+    ///   - systemd: the passed socket, notify socket and watchdog, if any.
     public init(
         settings: ServerSettings, source: DaemonSource, policy: any AccessPolicy = OpenAccess(), audit: AuditLog? = nil,
-        logger: Logger, onReload: (@Sendable () async -> Void)? = nil
+        logger: Logger, onReload: (@Sendable () async -> Bool)? = nil, systemd: SystemdIntegration = .none
     ) {
         self.settings = settings
         self.source = source
@@ -38,21 +48,43 @@ public struct LocationDaemon: Sendable {
         self.logger = logger
         self.onReload = onReload
         self.registry = ClientRegistry(capacity: settings.maxClients)
+        self.systemd = systemd
     }
 
     /// The long-running parts.
-    /// - Parameter onReady: called once the socket accepts connections.
-    public func services(onReady: @escaping @Sendable () -> Void = {}) -> [any Service] {
+    /// - Parameters:
+    ///   - onReady: called once the socket accepts connections (after `READY=1`).
+    ///   - hangups: an already trapping SIGHUP sequence for the reload service.
+    public func services(onReady: @escaping @Sendable () -> Void = {}, hangups: UnixSignalsSequence? = nil)
+        -> [any Service]
+    {
         let dispatcher = Dispatcher(
             source: source.service, policy: policy, registry: registry, logger: logger, audit: audit)
+        let notifier = systemd.notifier
         let logger = self.logger
+        let announce: @Sendable () -> Void = {
+            notifier.send(.ready(status: "serving"))
+            onReady()
+        }
+        let reload: @Sendable () async -> Bool =
+            onReload ?? {
+                logger.notice("SIGHUP: nothing to reload")
+                return true
+            }
         var services: [any Service] = [
-            SocketServer(settings: settings, dispatcher: dispatcher, logger: logger, onReady: onReady),
-            ReloadService(onReload: onReload ?? { logger.notice("SIGHUP: nothing to reload") }),
+            SocketServer(
+                settings: settings, dispatcher: dispatcher, logger: logger, listener: systemd.listener?.fd,
+                onReady: announce),
+            ReloadService(notifier: notifier, logger: logger, signals: hangups, onReload: reload),
         ]
         if let producer = source.producer, let hub = source.hub {
             services.append(ProducerService(producer: producer, hub: hub))
         }
+        if let watchdog = systemd.watchdog, notifier.isEnabled {
+            services.append(WatchdogService(notifier: notifier, schedule: watchdog))
+        }
+        // Last, so the first to hear of a graceful shutdown.
+        services.append(StoppingNotificationService(notifier: notifier))
         return services
     }
 
@@ -63,9 +95,14 @@ public struct LocationDaemon: Sendable {
     public func run(
         signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () -> Void = {}
     ) async throws {
+        // Trap SIGHUP before anything can announce readiness: a reload
+        // request right after READY=1 must never meet the default action.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services(onReady: onReady).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                services: services(onReady: onReady, hangups: hangups).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
+                },
                 gracefulShutdownSignals: signals,
                 logger: logger))
         try await group.run()

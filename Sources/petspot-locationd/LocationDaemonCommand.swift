@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PetSpotConfiguration
 import PetSpotDaemon
+import PetSpotSystemd
 import PetSpotLocation
 
 /// `petspot-locationd`: the PetSpot location daemon.
@@ -23,6 +24,15 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             Signals: SIGTERM/SIGINT stop cleanly (exit 0, socket removed). SIGHUP re-reads
             the configuration file and puts its [policy] in force for every connection
             (a file that fails to load keeps the running configuration; the log says why).
+
+            systemd: under Type=notify the daemon sends READY=1 once serving, RELOADING=1
+            and READY=1 around a SIGHUP reload, STOPPING=1 on shutdown, and WATCHDOG=1
+            every half WatchdogSec. Started by petspot-locationd.socket it serves on the
+            passed socket (LISTEN_FDS/LISTEN_PID) and leaves the socket file to systemd;
+            started by hand it binds daemon.socket itself.
+
+            Files: /etc/petspot/locationd.toml (configuration), /run/petspot/locationd.sock
+            (the socket), /var/lib/petspot-locationd (remembered decisions, audit log).
 
             Examples:
               petspot-locationd --demo                     # simulated source, socket in /tmp
@@ -75,12 +85,19 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         sigemptyset(&served)
         for number in [SIGHUP, SIGTERM, SIGINT] { sigaddset(&served, number) }
         pthread_sigmask(SIG_UNBLOCK, &served, nil)
+        // Taken first: unsets LISTEN_* so nothing started later inherits them.
+        let systemd = SystemdIntegration.fromEnvironment(ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             return handler
         }
         let logger = Logger(label: "petspot.locationd")
+        if systemd.listener == nil, systemd.passedDescriptors > 0 {
+            logger.warning(
+                "systemd passed descriptors, but none is a listening Unix stream socket; binding daemon.socket",
+                metadata: ["LISTEN_FDS": "\(systemd.passedDescriptors)"])
+        }
         let source: DaemonSource
         do {
             source = try SourceFactory.make(configuration.source, logger: logger)
@@ -93,14 +110,14 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         let engine = PolicyEngine(
             policy: configuration.policy, stateDirectory: configuration.daemon.stateDirectory, audit: audit,
             logger: logger)
-        var onReload: (@Sendable () async -> Void)?
+        var onReload: (@Sendable () async -> Bool)?
         if !demo {
             let reloader = ConfigurationReloader(path: config, running: configuration, engine: engine, logger: logger)
             onReload = { await reloader.reload() }
         }
         let daemon = LocationDaemon(
             settings: ServerSettings(configuration.daemon), source: source, policy: engine, audit: audit,
-            logger: logger, onReload: onReload)
+            logger: logger, onReload: onReload, systemd: systemd)
         do {
             try await daemon.run()
         } catch {

@@ -11,6 +11,7 @@ import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
 import PetSpotProtocol
+import PetSpotSystemd
 import ServiceLifecycle
 
 /// The Unix-socket JSON-RPC server: binds the socket (mode and group from
@@ -28,12 +29,17 @@ public final class SocketServer: Service {
     let dispatcher: Dispatcher
     let logger: Logger
     let group: any EventLoopGroup
+    let listener: Int32?
     let onReady: @Sendable () -> Void
     let identityResolver: PeerIdentityResolver
 
     /// Creates a server.
     /// - Parameters:
     ///   - identityResolver: derives each client's identity from its peer credentials.
+    ///   - listener: an already listening Unix stream socket to serve on
+    ///     (systemd socket activation). The server then neither binds, nor
+    ///     changes the socket file's mode or group, nor removes it: the
+    ///     `.socket` unit owns it. `nil` binds `settings.socketPath`.
     ///   - onReady: called once the socket accepts connections.
     public init(
         settings: ServerSettings,
@@ -41,6 +47,7 @@ public final class SocketServer: Service {
         logger: Logger,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         identityResolver: PeerIdentityResolver = PeerIdentityResolver(),
+        listener: Int32? = nil,
         onReady: @escaping @Sendable () -> Void = {}
     ) {
         self.identityResolver = identityResolver
@@ -48,39 +55,45 @@ public final class SocketServer: Service {
         self.dispatcher = dispatcher
         self.logger = logger
         self.group = group
+        self.listener = listener
         self.onReady = onReady
+    }
+
+    /// Sets up an accepted connection: its peer credentials, then the line
+    /// decoder (bounded), wrapped for async use.
+    static func accept(_ channel: any Channel) -> EventLoopFuture<Accepted> {
+        PeerCredentials.read(from: channel).flatMapThrowing { credentials in
+            try channel.pipeline.syncOperations.addHandler(
+                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
+            let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                wrappingChannelSynchronously: channel,
+                configuration: .init(isOutboundHalfClosureEnabled: true))
+            return Accepted(channel: wrapped, credentials: credentials)
+        }
     }
 
     public func run() async throws {
         let path = settings.socketPath
-        try UnixSocketFile.prepare(path)
-        // The socket is created under a tight umask, then opened up to the
-        // configured mode: no moment where it is wider than configured.
-        let previousMask = umask(0o177)
         let server: NIOAsyncChannel<Accepted, Never>
-        do {
+        var servingPath = path
+        if let listener {
             server = try await ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 256)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .bind(unixDomainSocketPath: path) { channel in
-                    PeerCredentials.read(from: channel).flatMapThrowing { credentials in
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(
-                                LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
-                        let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                            wrappingChannelSynchronously: channel,
-                            configuration: .init(isOutboundHalfClosureEnabled: true))
-                        return Accepted(channel: wrapped, credentials: credentials)
-                    }
-                }
-            umask(previousMask)
-        } catch {
-            umask(previousMask)
-            throw error
+                .bind(listener) { channel in Self.accept(channel) }
+            let boundPath = SocketInspection.boundPath(listener) ?? "?"
+            servingPath = boundPath
+            logger.info("serving on the socket systemd passed", metadata: ["socket": "\(boundPath)", "fd": "\(listener)"])
+            if boundPath != path {
+                logger.notice(
+                    "the passed socket is not daemon.socket; clients must use the unit's ListenStream path",
+                    metadata: ["daemon.socket": "\(path)", "passed": "\(boundPath)"])
+            }
+        } else {
+            server = try await bindOwnSocket(path)
+            logger.info("serving", metadata: ["socket": "\(path)", "mode": "\(String(settings.socketMode, radix: 8))"])
         }
-        defer { UnixSocketFile.remove(path) }
-        try UnixSocketFile.secure(path, mode: settings.socketMode, group: settings.socketGroup)
-        logger.info("serving", metadata: ["socket": "\(path)", "mode": "\(String(settings.socketMode, radix: 8))"])
+        // The socket file is removed on the way out, only when the daemon bound it.
+        defer { if listener == nil { UnixSocketFile.remove(path) } }
         onReady()
 
         try await withGracefulShutdownHandler {
@@ -97,7 +110,35 @@ public final class SocketServer: Service {
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
         }
-        logger.info("stopped serving", metadata: ["socket": "\(path)"])
+        logger.info("stopped serving", metadata: ["socket": "\(servingPath)"])
+    }
+
+    /// Binds `path` itself (started by hand): refuses a live daemon's
+    /// socket, replaces a stale one, and applies the configured mode and group.
+    func bindOwnSocket(_ path: String) async throws -> NIOAsyncChannel<Accepted, Never> {
+        try UnixSocketFile.prepare(path)
+        // The socket is created under a tight umask, then opened up to the
+        // configured mode: no moment where it is wider than configured.
+        let previousMask = umask(0o177)
+        let server: NIOAsyncChannel<Accepted, Never>
+        do {
+            server = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .childChannelOption(.allowRemoteHalfClosure, value: true)
+                .bind(unixDomainSocketPath: path) { channel in Self.accept(channel) }
+            umask(previousMask)
+        } catch {
+            umask(previousMask)
+            throw error
+        }
+        do {
+            try UnixSocketFile.secure(path, mode: settings.socketMode, group: settings.socketGroup)
+        } catch {
+            try? await server.channel.close()
+            UnixSocketFile.remove(path)
+            throw error
+        }
+        return server
     }
 
     /// Serves one client until it leaves (or the daemon stops).
