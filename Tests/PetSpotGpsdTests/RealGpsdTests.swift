@@ -128,6 +128,9 @@ struct RealGpsdTests {
     /// gpsd reading a synthetic receiver, SIGKILLed and restarted 20 times in
     /// one process: requests fail with sourceUnavailable within their timeout,
     /// fixes flow again within the backoff cap + 2 s, and no fd or thread leaks.
+    /// It counts the whole process's descriptors and frees and rebinds one
+    /// port 20 times (another test could grab it meanwhile), so scripts/test
+    /// runs it alone in its own test process.
     @Test func killAndRestartTwentyTimes() async throws {
         let hasFix = Locked(true)
         let receiver = try SyntheticReceiver.serve(hasFix: hasFix)

@@ -106,6 +106,9 @@ struct SystemdNotifyTests {
             [source.static]
             latitude = 52.2297
             longitude = 21.0122
+
+            [policy]
+            default = "authorized"
             """
         let config = try directory.write("locationd.toml", valid)
         let child = try ChildProcess(
