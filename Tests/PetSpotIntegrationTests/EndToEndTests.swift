@@ -158,7 +158,7 @@ struct EndToEndTests {
         let waiting = try daemon.connect()
         try waiting.send(#"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"maxAge":0,"minMode":3,"desiredAccuracy":0.001,"timeout":300}}"# + "\n")
         let status = daemon.stop(timeout: 10)
-        #expect(status == 0, "\(daemon.child.process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(status ?? -1): \(daemon.child.errors().suffix(3000))")
+        #expect(status == 0, "\(daemon.child.process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(status ?? -1): \(daemon.child.errors().suffix(12000))")
         #expect(watcher.waitForClose(timeout: 5))
         #expect(waiting.waitForClose(timeout: 5))
     }

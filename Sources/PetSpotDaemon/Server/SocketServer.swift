@@ -23,6 +23,8 @@ public final class SocketServer: Service {
     struct Accepted: Sendable {
         var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         var credentials: PeerCredentials
+        /// Its place in ``SocketServer/accepted`` until a task takes it over.
+        var ticket: UInt64
     }
 
     let settings: ServerSettings
@@ -31,6 +33,8 @@ public final class SocketServer: Service {
     let group: any EventLoopGroup
     let listener: Int32?
     let onReady: @Sendable () -> Void
+    /// Accepted connections not yet taken over by a serving task.
+    let accepted = AcceptedConnections()
     let identityResolver: PeerIdentityResolver
 
     /// Creates a server.
@@ -61,14 +65,14 @@ public final class SocketServer: Service {
 
     /// Sets up an accepted connection: its peer credentials, then the line
     /// decoder (bounded), wrapped for async use.
-    static func accept(_ channel: any Channel) -> EventLoopFuture<Accepted> {
+    static func accept(_ channel: any Channel, holding registry: AcceptedConnections) -> EventLoopFuture<Accepted> {
         PeerCredentials.read(from: channel).flatMapThrowing { credentials in
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
             let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                 wrappingChannelSynchronously: channel,
                 configuration: .init(isOutboundHalfClosureEnabled: true))
-            return Accepted(channel: wrapped, credentials: credentials)
+            return Accepted(channel: wrapped, credentials: credentials, ticket: registry.hold(wrapped))
         }
     }
 
@@ -79,7 +83,7 @@ public final class SocketServer: Service {
         if let listener {
             server = try await ServerBootstrap(group: group)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .bind(listener) { channel in Self.accept(channel) }
+                .bind(listener) { [accepted] channel in Self.accept(channel, holding: accepted) }
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
             servingPath = boundPath
             logger.info("serving on the socket systemd passed", metadata: ["socket": "\(boundPath)", "fd": "\(listener)"])
@@ -99,17 +103,16 @@ public final class SocketServer: Service {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { tasks in
                 try await server.executeThenClose { clients in
-                    for try await accepted in clients {
-                        tasks.addTask { await self.serve(accepted) }
+                    for try await connection in clients {
+                        accepted.take(connection.ticket)
+                        tasks.addTask { await self.serve(connection) }
                     }
                 }
-                // The listening socket is closed (shutdown): end every
-                // connection too, watchers included, so the daemon stops.
-                tasks.cancelAll()
             }
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
         }
+        await accepted.closeUnclaimed()
         logger.info("stopped serving", metadata: ["socket": "\(servingPath)"])
     }
 
@@ -125,7 +128,7 @@ public final class SocketServer: Service {
             server = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .bind(unixDomainSocketPath: path) { channel in Self.accept(channel) }
+                .bind(unixDomainSocketPath: path) { [accepted] channel in Self.accept(channel, holding: accepted) }
             umask(previousMask)
         } catch {
             umask(previousMask)
@@ -164,7 +167,14 @@ public final class SocketServer: Service {
                 let send: MessageSink = { message in
                     try await outbound.write(ByteBuffer(string: RPCCodec.line(message)))
                 }
-                await self.readRequests(inbound, session: session, send: send, channel: channel, logger: logger)
+                // On shutdown every connection closes, watchers and waiting
+                // requests included: writes then fail instead of waiting, and
+                // the read loop cancels what is still in flight.
+                await withGracefulShutdownHandler {
+                    await self.readRequests(inbound, session: session, send: send, channel: channel, logger: logger)
+                } onGracefulShutdown: {
+                    channel.close(promise: nil)
+                }
             }
         } catch {
             logger.debug("connection ended", metadata: ["error": "\(error)"])
