@@ -27,9 +27,14 @@ let package = Package(
         .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
         .library(name: "PetSpotDaemon", targets: ["PetSpotDaemon"]),
         .library(name: "PetSpotReport", targets: ["PetSpotReport"]),
+        // For the micro-benchmarks package in Benchmarks/.
+        .library(name: "PetSpotProtocol", targets: ["PetSpotProtocol"]),
+        .library(name: "PetSpotPolicy", targets: ["PetSpotPolicy"]),
+        .library(name: "PetSpotJSON", targets: ["PetSpotJSON"]),
         .executable(name: "petspot-locationd", targets: ["petspot-locationd"]),
         .executable(name: "petspot-location", targets: ["petspot-location"]),
         .executable(name: "petspot-report", targets: ["petspot-report"]),
+        .executable(name: "petspot-bench", targets: ["petspot-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -109,6 +114,13 @@ let package = Package(
             dependencies: [
                 "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", argumentParser,
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The performance benchmark: load generator, floor server, gpsd and
+        // fan-out harness (see README "Performance"). Plain sockets only.
+        .executableTarget(
+            name: "petspot-bench",
+            dependencies: ["PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", argumentParser],
             swiftSettings: swiftSettings
         ),
 

@@ -70,6 +70,12 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "petspot.locationd")
+        let fileLimit = FileLimit.raiseToHardLimit()
+        if let fileLimit, fileLimit < UInt64(configuration.daemon.maxClients) + 64 {
+            logger.warning(
+                "open-file limit below max_clients; raise LimitNOFILE",
+                metadata: ["limit": "\(fileLimit)", "max_clients": "\(configuration.daemon.maxClients)"])
+        }
         let source: DaemonSource
         do {
             source = try SourceFactory.make(configuration.source, logger: logger)

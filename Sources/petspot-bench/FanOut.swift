@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// What the fan-out step measured.
+struct FanOutResult: Sendable {
+    var watchers: Int
+    /// Fixes every watcher received.
+    var complete: Int
+    /// Fixes some watcher never received (newest-only buffering skipped them).
+    var incomplete: Int
+    /// Emission (the fix's `timestamp`, wall clock, millisecond precision,
+    /// rounded down) to the last watcher's receipt, in µs.
+    var toLast: Latencies
+    /// First watcher's receipt to the last watcher's receipt, in µs.
+    var spread: Latencies
+    /// Daemon RSS with every watcher subscribed, KiB.
+    var residentKiB: Int?
+}
+
+/// `watchers` connections each with a `location.watch` subscription, read by
+/// one `poll(2)` thread; for each fix, the time from its emission to its
+/// receipt by the last watcher.
+struct FanOut {
+    var socket: String
+    var watchers: Int
+    var fixes: Int
+
+    private final class Connection {
+        let fd: Int32
+        var pending: [UInt8] = []
+        init(fd: Int32) { self.fd = fd }
+    }
+
+    private struct Tracking {
+        var count = 0
+        var first: Int64 = 0
+        var last: Int64 = 0
+    }
+
+    func run(daemon: ManagedProcess) throws -> FanOutResult {
+        var connections: [Connection] = []
+        defer { for connection in connections { close(connection.fd) } }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { scratch.deallocate() }
+
+        // Subscribe every watcher (blocking reads until the answer line).
+        for index in 0..<watchers {
+            guard let fd = Sockets.connect(.unix(socket)) else {
+                throw BenchError("fan-out: connection \(index + 1) of \(watchers) failed: errno \(errno)")
+            }
+            let connection = Connection(fd: fd)
+            connections.append(connection)
+            guard Sockets.writeAll(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"location.watch\"}\n") else {
+                throw BenchError("fan-out: cannot send location.watch")
+            }
+            var answered = false
+            while !answered {
+                let count = read(fd, scratch.baseAddress!, scratch.count)
+                guard count > 0 else { throw BenchError("fan-out: watcher \(index + 1) got no answer") }
+                connection.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                while let newline = connection.pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: connection.pending[..<newline], as: UTF8.self)
+                    connection.pending.removeSubrange(...newline)
+                    if line.contains("\"subscription\"") && line.contains("\"result\"") { answered = true }
+                    if line.contains("\"error\"") { throw BenchError("fan-out: watch refused: \(line)") }
+                }
+            }
+            connection.pending.removeAll()
+        }
+        usleep(300_000)
+        let resident = daemon.residentKiB
+        let trackFrom = Sockets.realtimeNanos() + 50_000_000
+
+        var pollSet = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        var tracked: [String: Tracking] = [:]
+        var completed: [(emitted: Int64, first: Int64, last: Int64)] = []
+        let deadline = Sockets.monotonicNanos() + UInt64(Double(fixes) * 0.3e9) + 10_000_000_000
+        while completed.count < fixes, Sockets.monotonicNanos() < deadline {
+            let ready = poll(&pollSet, nfds_t(pollSet.count), 1000)
+            guard ready > 0 else { continue }
+            for index in pollSet.indices where pollSet[index].revents != 0 {
+                pollSet[index].revents = 0
+                let connection = connections[index]
+                let count = read(connection.fd, scratch.baseAddress!, scratch.count)
+                let received = Sockets.realtimeNanos()
+                guard count > 0 else {
+                    throw BenchError("fan-out: a watcher connection closed")
+                }
+                connection.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                while let newline = connection.pending.firstIndex(of: 0x0A) {
+                    let key = Self.timestamp(in: connection.pending[..<newline])
+                    connection.pending.removeSubrange(...newline)
+                    guard let key, let emitted = Self.parse(key), emitted >= trackFrom else { continue }
+                    var entry = tracked[key] ?? Tracking(count: 0, first: received, last: received)
+                    entry.count += 1
+                    entry.last = received
+                    tracked[key] = entry
+                    if entry.count == watchers {
+                        completed.append((emitted, entry.first, entry.last))
+                        tracked[key] = nil
+                    }
+                }
+            }
+        }
+        let lastComplete = completed.map(\.emitted).max() ?? 0
+        let incomplete = tracked.keys.filter { (Self.parse($0) ?? 0) < lastComplete }.count
+        return FanOutResult(
+            watchers: watchers, complete: completed.count, incomplete: incomplete,
+            toLast: Latencies(microseconds: completed.map { Double($0.last - $0.emitted) / 1000 }),
+            spread: Latencies(microseconds: completed.map { Double($0.last - $0.first) / 1000 }),
+            residentKiB: resident)
+    }
+
+    /// The value of the fix's `"timestamp"` member in a notification line.
+    static func timestamp(in line: ArraySlice<UInt8>) -> String? {
+        let marker = Array("\"timestamp\":\"".utf8)
+        guard line.count > marker.count else { return nil }
+        var index = line.startIndex
+        while index + marker.count <= line.endIndex {
+            if line[index..<(index + marker.count)].elementsEqual(marker) {
+                let start = index + marker.count
+                guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+                return String(decoding: line[start..<end], as: UTF8.self)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` as nanoseconds since 1970.
+    static func parse(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20 else { return nil }
+        func number(_ range: Range<Int>) -> Int32 {
+            var value: Int32 = 0
+            for index in range { value = value * 10 + Int32(bytes[index]) - 48 }
+            return value
+        }
+        var time = tm()
+        time.tm_year = number(0..<4) - 1900
+        time.tm_mon = number(5..<7) - 1
+        time.tm_mday = number(8..<10)
+        time.tm_hour = number(11..<13)
+        time.tm_min = number(14..<16)
+        time.tm_sec = number(17..<19)
+        let seconds = Int64(timegm(&time))
+        var fraction: Int64 = 0
+        var scale: Int64 = 100_000_000
+        if bytes[19] == UInt8(ascii: ".") {
+            var index = 20
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, scale > 0 {
+                fraction += Int64(bytes[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+        }
+        return seconds * 1_000_000_000 + fraction
+    }
+}
