@@ -101,6 +101,7 @@ let package = Package(
             dependencies: [
                 "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
                 "PetSpotLocationMock", "PetSpotStaticSource", argumentParser, logging,
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -126,6 +127,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "PetSpotLocationTests", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .testTarget(name: "PetSpotJSONTests", dependencies: ["PetSpotJSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotFixHubTests",
             dependencies: ["PetSpotFixHub", "PetSpotLocation"],

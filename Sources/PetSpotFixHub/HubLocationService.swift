@@ -10,7 +10,8 @@ public struct HubLocationService: LocationService, SourceStatusReporting {
     public init(hub: FixHub) { self.hub = hub }
 
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
-        try await hub.location(request)
+        if let cached = hub.cachedAnswer(request) { return cached }
+        return try await hub.location(request)
     }
 
     public func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {

@@ -4,9 +4,9 @@ import Foundation
 /// hand (JSON-RPC parameters, scenario files) so every error can name the
 /// exact member at fault.
 ///
-/// Decoding uses Foundation's `JSONDecoder` (strict: booleans are not
-/// numbers); encoding is ``serialized()``, which writes compact JSON with
-/// sorted keys and never emits NaN or infinity.
+/// Decoding is a strict RFC 8259 parser over the UTF-8 bytes (booleans are
+/// not numbers; see ``parse(bytes:)``); encoding is ``serialized()``, which
+/// writes compact JSON with sorted keys and never emits NaN or infinity.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -16,9 +16,25 @@ public enum JSONValue: Sendable, Hashable {
     case object([String: JSONValue])
 
     /// Parses one JSON document.
-    /// - Throws: the decoder's error when `data` is not JSON.
+    /// - Throws: an error naming the byte offset when `data` is not JSON.
     public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+        try data.withUnsafeBytes { raw throws -> JSONValue in try JSONParser.parse(raw) }
+    }
+
+    /// Parses one JSON document from UTF-8 bytes, strictly (RFC 8259: no
+    /// comments, trailing commas, leading zeros, NaN, unescaped control
+    /// characters, lone surrogates or invalid UTF-8; nesting at most 512 deep).
+    ///
+    /// The daemon parses every request line with this: it reads contiguous
+    /// bytes in place (a `ByteBuffer` view, an array) without copying them
+    /// into `Data` first.
+    /// - Throws: an error naming the byte offset when `bytes` is not JSON.
+    public static func parse(bytes: some Collection<UInt8>) throws -> JSONValue {
+        let result = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONParser.Failure) -> JSONValue in try JSONParser.parse(UnsafeRawBufferPointer(buffer)) }
+        }
+        if let result { return try result.get() }
+        return try Array(bytes).withUnsafeBytes { raw throws -> JSONValue in try JSONParser.parse(raw) }
     }
 
     /// The member `key` of an object, else `nil`.
@@ -42,6 +58,7 @@ public enum JSONValue: Sendable, Hashable {
     /// Compact JSON text.
     public func serialized() -> String {
         var output = ""
+        output.reserveCapacity(256)
         write(into: &output)
         return output
     }
@@ -62,11 +79,12 @@ public enum JSONValue: Sendable, Hashable {
             output += "]"
         case .object(let members):
             output += "{"
-            for (index, key) in members.keys.sorted().enumerated() {
+            // Sort the pairs once rather than the keys and then look each up again.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { output += "," }
-                JSONValue.writeString(key, into: &output)
+                JSONValue.writeString(member.key, into: &output)
                 output += ":"
-                members[key]!.write(into: &output)
+                member.value.write(into: &output)
             }
             output += "}"
         }
@@ -81,6 +99,14 @@ public enum JSONValue: Sendable, Hashable {
 
     /// A string literal with the escapes JSON requires.
     public static func writeString(_ value: String, into output: inout String) {
+        // Fast path: nothing to escape (member names, enum values, timestamps)
+        // is appended whole instead of scalar by scalar.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            output += "\""
+            output += value
+            output += "\""
+            return
+        }
         output += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -5,8 +5,7 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotLocation
 
-/// `petspot-locationd`: the PetSpot location daemon.
-@main
+/// `petspot-locationd`: the PetSpot location daemon (started from main.swift).
 struct LocationDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "petspot-locationd",
@@ -50,7 +49,10 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run() async throws { try await serve() }
+
+    /// Loads the configuration and runs the daemon until it stops.
+    func serve() async throws {
         var configuration: DaemonConfiguration
         do {
             configuration = demo ? try DemoConfiguration.make() : try ConfigurationLoader.load(path: config)

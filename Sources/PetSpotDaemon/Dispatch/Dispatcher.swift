@@ -138,7 +138,10 @@ public struct Dispatcher: Sendable {
         let accuracy = try await authorizedAccuracy(session)
         do {
             let fix = policy.present(try await source.location(request), accuracy: accuracy)
-            logger.info(
+            // Debug, not info: this runs for every answer (up to ~100k/s), and a
+            // formatted stderr line per answer cost more than the answer itself.
+            // The audit trail of who got a position belongs to the audit log.
+            logger.debug(
                 "location answered",
                 metadata: [
                     "client": "\(session.identity.uid)/\(session.identity.pid)", "source": "\(fix.source.rawValue)",

@@ -82,7 +82,9 @@ public final class SocketServer: Service {
             try await withThrowingDiscardingTaskGroup { tasks in
                 try await server.executeThenClose { clients in
                     for try await accepted in clients {
-                        tasks.addTask { await self.serve(accepted) }
+                        // Each client is served on its socket's event loop (see EventLoopTaskExecutor).
+                        let executor = EventLoopTaskExecutor(accepted.channel.channel.eventLoop)
+                        tasks.addTask(executorPreference: executor) { await self.serve(accepted) }
                     }
                 }
             }
