@@ -54,7 +54,15 @@ public actor FixHub {
     private var hasConnectedBefore = false
     private var nextID: UInt64 = 0
     private var waiters: [UInt64: Waiter] = [:]
-    private var watchers: [UInt64: Watcher] = [:]
+    /// Subscriptions, behind a lock rather than the actor so that
+    /// subscribing and unsubscribing need no actor hop (and no relay task
+    /// per watcher); fan-out takes the lock once per fix.
+    private nonisolated let watchers = Mutex<Watchers>(Watchers())
+
+    private struct Watchers {
+        var nextID: UInt64 = 0
+        var byID: [UInt64: Watcher] = [:]
+    }
 
     /// Creates a hub.
     /// - Parameters:
@@ -147,15 +155,17 @@ public actor FixHub {
     }
 
     /// Subscribes to fixes filtered by `options`, newest-only buffered.
-    public func subscribe(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
-        let id = makeID()
+    /// The subscription ends when the stream is dropped or its consumer is cancelled.
+    public nonisolated func subscribe(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
         let (stream, continuation) = AsyncThrowingStream<LocationFix, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(1)
         )
-        watchers[id] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
+        let id = watchers.withLock { watchers in
+            watchers.nextID &+= 1
+            watchers.byID[watchers.nextID] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
+            return watchers.nextID
         }
+        continuation.onTermination = { [weak self] _ in self?.removeWatcher(id) }
         return stream
     }
 
@@ -177,8 +187,12 @@ public actor FixHub {
         )
     }
 
+    private nonisolated func removeWatcher(_ id: UInt64) {
+        _ = watchers.withLock { $0.byID.removeValue(forKey: id) }
+    }
+
     /// How many watchers are subscribed.
-    public var watcherCount: Int { watchers.count }
+    public nonisolated var watcherCount: Int { watchers.withLock { $0.byID.count } }
 
     /// How many one-shot requests are waiting.
     public var waiterCount: Int { waiters.count }
@@ -220,9 +234,11 @@ public actor FixHub {
                 waiters[id]?.best = LocationRequest.better(waiter.best, fix)
             }
         }
-        for (id, watcher) in watchers where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
-            watchers[id]?.lastDelivered = fix
-            watcher.continuation.yield(fix)
+        watchers.withLock { watchers in
+            for (id, watcher) in watchers.byID where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
+                watchers.byID[id]?.lastDelivered = fix
+                watcher.continuation.yield(fix)
+            }
         }
     }
 
@@ -236,9 +252,5 @@ public actor FixHub {
                 waiter.continuation.resume(returning: .failure(.sourceUnavailable))
             }
         }
-    }
-
-    private func unsubscribe(_ id: UInt64) {
-        watchers.removeValue(forKey: id)
     }
 }

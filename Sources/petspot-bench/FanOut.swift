@@ -76,9 +76,22 @@ struct FanOut {
         let trackFrom = Sockets.realtimeNanos() + 50_000_000
 
         var pollSet = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        var tracked: [String: Tracking] = [:]
+        var tracked: [Int64: Tracking] = [:]
         var completed: [(emitted: Int64, first: Int64, last: Int64)] = []
         let deadline = Sockets.monotonicNanos() + UInt64(Double(fixes) * 0.3e9) + 10_000_000_000
+        // Counts one received line; no allocation unless a line arrives split.
+        func record(_ line: UnsafeRawBufferPointer, at received: Int64) {
+            guard let emitted = Self.emission(in: line), emitted >= trackFrom else { return }
+            var entry = tracked[emitted] ?? Tracking(count: 0, first: received, last: received)
+            entry.count += 1
+            entry.last = received
+            if entry.count == watchers {
+                completed.append((emitted, entry.first, entry.last))
+                tracked[emitted] = nil
+            } else {
+                tracked[emitted] = entry
+            }
+        }
         while completed.count < fixes, Sockets.monotonicNanos() < deadline {
             let ready = poll(&pollSet, nfds_t(pollSet.count), 1000)
             guard ready > 0 else { continue }
@@ -90,24 +103,27 @@ struct FanOut {
                 guard count > 0 else {
                     throw BenchError("fan-out: a watcher connection closed")
                 }
-                connection.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
-                while let newline = connection.pending.firstIndex(of: 0x0A) {
-                    let key = Self.timestamp(in: connection.pending[..<newline])
-                    connection.pending.removeSubrange(...newline)
-                    guard let key, let emitted = Self.parse(key), emitted >= trackFrom else { continue }
-                    var entry = tracked[key] ?? Tracking(count: 0, first: received, last: received)
-                    entry.count += 1
-                    entry.last = received
-                    tracked[key] = entry
-                    if entry.count == watchers {
-                        completed.append((emitted, entry.first, entry.last))
-                        tracked[key] = nil
+                var data = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
+                if !connection.pending.isEmpty {
+                    // Complete the split line first.
+                    guard let newline = data.firstIndex(of: 0x0A) else {
+                        connection.pending.append(contentsOf: data)
+                        continue
                     }
+                    connection.pending.append(contentsOf: data[..<newline])
+                    connection.pending.withUnsafeBytes { record($0, at: received) }
+                    connection.pending.removeAll(keepingCapacity: true)
+                    data = UnsafeRawBufferPointer(rebasing: data[(newline + 1)...])
                 }
+                while let newline = data.firstIndex(of: 0x0A) {
+                    record(UnsafeRawBufferPointer(rebasing: data[..<newline]), at: received)
+                    data = UnsafeRawBufferPointer(rebasing: data[(newline + 1)...])
+                }
+                if !data.isEmpty { connection.pending.append(contentsOf: data) }
             }
         }
         let lastComplete = completed.map(\.emitted).max() ?? 0
-        let incomplete = tracked.keys.filter { (Self.parse($0) ?? 0) < lastComplete }.count
+        let incomplete = tracked.keys.filter { $0 < lastComplete }.count
         return FanOutResult(
             watchers: watchers, complete: completed.count, incomplete: incomplete,
             toLast: Latencies(microseconds: completed.map { Double($0.last - $0.emitted) / 1000 }),
@@ -115,25 +131,25 @@ struct FanOut {
             residentKiB: resident)
     }
 
-    /// The value of the fix's `"timestamp"` member in a notification line.
-    static func timestamp(in line: ArraySlice<UInt8>) -> String? {
-        let marker = Array("\"timestamp\":\"".utf8)
-        guard line.count > marker.count else { return nil }
-        var index = line.startIndex
-        while index + marker.count <= line.endIndex {
-            if line[index..<(index + marker.count)].elementsEqual(marker) {
-                let start = index + marker.count
+    /// The fix's `"timestamp"` in a notification line, as nanoseconds since 1970.
+    static func emission(in line: UnsafeRawBufferPointer) -> Int64? {
+        let marker: StaticString = "\"timestamp\":\""
+        let length = marker.utf8CodeUnitCount
+        guard line.count > length + 20 else { return nil }
+        var offset = 0
+        while offset + length + 20 <= line.count {
+            if line[offset] == UInt8(ascii: "\""), memcmp(line.baseAddress! + offset, marker.utf8Start, length) == 0 {
+                let start = offset + length
                 guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-                return String(decoding: line[start..<end], as: UTF8.self)
+                return parse(Array(line[start..<end]))
             }
-            index += 1
+            offset += 1
         }
         return nil
     }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` as nanoseconds since 1970.
-    static func parse(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
+    static func parse(_ bytes: [UInt8]) -> Int64? {
         guard bytes.count >= 20 else { return nil }
         func number(_ range: Range<Int>) -> Int32 {
             var value: Int32 = 0
