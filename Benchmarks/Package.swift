@@ -10,7 +10,7 @@ let package = Package(
     name: "petspot-location-benchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        .package(name: "petspot-location", path: ".."),
         // The malloc interposer gives allocation counts; the Linux runtime
         // interposer trait stays off (its package is not needed then).
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
