@@ -132,10 +132,10 @@ public enum RPCCodec {
 
     /// A message as one line, newline included.
     public static func line(_ message: JSONValue) -> String {
-        var text = ""
-        text.reserveCapacity(320)
-        message.write(into: &text)
-        text += "\n"
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320)
+        message.write(utf8: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -56,3 +56,27 @@ struct JSONParserTests {
         #expect(try JSONValue.parse(bytes: Array("1".utf8)) == .number(1))
     }
 }
+
+/// The byte serializer: exact text for the protocol's shapes, and a round
+/// trip through the parser for strings that need escapes.
+@Suite("JSONValue.serialized")
+struct JSONSerializerTests {
+    @Test func compactSortedText() {
+        let value: JSONValue = ["b": [1, 2.5, nil, true], "a": "x", "c": ["z": false]]
+        #expect(value.serialized() == #"{"a":"x","b":[1,2.5,null,true],"c":{"z":false}}"#)
+        var text = "> "
+        value.write(into: &text)
+        #expect(text == #"> {"a":"x","b":[1,2.5,null,true],"c":{"z":false}}"#)
+    }
+
+    @Test(arguments: ["plain", "quote \" backslash \\ slash /", "ctl \n\r\t\u{01}\u{1F}", "zażółć 🐕", ""])
+    func stringsRoundTrip(_ text: String) throws {
+        let serialized = JSONValue.string(text).serialized()
+        #expect(try JSONValue.parse(bytes: Array(serialized.utf8)) == .string(text))
+        #expect(!serialized.utf8.dropFirst().dropLast().contains { $0 < 0x20 })
+    }
+
+    @Test func escapesControlCharactersAsJSONRequires() {
+        #expect(JSONValue.string("a\u{01}b\"").serialized() == #""a\u0001b\"""#)
+    }
+}
