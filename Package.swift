@@ -117,11 +117,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(name: "CEpoll"),
         // The performance benchmark: load generator, floor server, gpsd and
         // fan-out harness (see README "Performance"). Plain sockets only.
         .executableTarget(
             name: "petspot-bench",
-            dependencies: ["PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", argumentParser],
+            dependencies: [
+                "PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "CEpoll", argumentParser,
+            ],
             swiftSettings: swiftSettings
         ),
 
