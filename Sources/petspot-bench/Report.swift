@@ -31,8 +31,10 @@ struct Report {
         out += "`\(command)` — \(loadBefore) before, \(loadAfter) after; \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n\n"
         out += "| target | conns | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
-        for step in load {
-            let daemon = load.first { $0.target == "petspot-locationd" && $0.connections == step.connections }
+        for (index, step) in load.enumerated() {
+            // The daemon step of the same round (the latest one at this connection count).
+            let daemon = load[...index].last { $0.target == "petspot-locationd" && $0.connections == step.connections }
+                ?? load.first { $0.target == "petspot-locationd" && $0.connections == step.connections }
             var ratio = ""
             if let daemon, step.target != daemon.target, step.result.perSecond > 0 {
                 ratio = String(format: "%.2f×", daemon.result.perSecond / step.result.perSecond)
