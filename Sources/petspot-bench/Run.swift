@@ -61,6 +61,7 @@ extension PetSpotBench {
             }
             let directory = NSTemporaryDirectory() + "petspot-bench-\(getpid())"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }  // runs after the processes stop
             log("work directory \(directory); RLIMIT_NOFILE \(fileLimit); \(Self.loadAverage())")
 
             var report = Report(command: CommandLine.arguments.joined(separator: " "))
