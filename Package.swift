@@ -28,9 +28,14 @@ let package = Package(
         .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
         .library(name: "PetSpotDaemon", targets: ["PetSpotDaemon"]),
         .library(name: "PetSpotReport", targets: ["PetSpotReport"]),
+        // For the micro-benchmarks package in Benchmarks/.
+        .library(name: "PetSpotProtocol", targets: ["PetSpotProtocol"]),
+        .library(name: "PetSpotPolicy", targets: ["PetSpotPolicy"]),
+        .library(name: "PetSpotJSON", targets: ["PetSpotJSON"]),
         .executable(name: "petspot-locationd", targets: ["petspot-locationd"]),
         .executable(name: "petspot-location", targets: ["petspot-location"]),
         .executable(name: "petspot-report", targets: ["petspot-report"]),
+        .executable(name: "petspot-bench", targets: ["petspot-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -99,6 +104,7 @@ let package = Package(
             dependencies: [
                 "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
                 "PetSpotLocationMock", "PetSpotStaticSource", "PetSpotSystemd", argumentParser, logging,
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -114,9 +120,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(name: "CEpoll"),
+        // The performance benchmark: load generator, floor server, gpsd and
+        // fan-out harness (see README "Performance"). Plain sockets only.
+        .executableTarget(
+            name: "petspot-bench",
+            dependencies: [
+                "PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "CEpoll", argumentParser,
+            ],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .testTarget(name: "PetSpotLocationTests", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .testTarget(name: "PetSpotJSONTests", dependencies: ["PetSpotJSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotFixHubTests",
             dependencies: ["PetSpotFixHub", "PetSpotLocation"],

@@ -1,4 +1,5 @@
 import PetSpotLocation
+import Synchronization
 
 /// The shared engine behind every streaming source: it keeps the newest
 /// valid fix, answers one-shot requests (at once from the cache, or by
@@ -40,14 +41,28 @@ public actor FixHub {
     public nonisolated let fallback: Fallback?
 
     public private(set) var link: Link = .starting
-    public private(set) var latest: LocationFix?
+    public private(set) var latest: LocationFix? {
+        didSet { snapshot.withLock { $0 = latest } }
+    }
+    /// A copy of ``latest`` readable without entering the actor: a cached
+    /// answer (the common `location.get`) then costs one uncontended lock
+    /// instead of an actor hop per request. Written only from the actor.
+    private nonisolated let snapshot = Mutex<LocationFix?>(nil)
     private var fixCount = 0
     private var rejectedCount = 0
     private var reconnectCount = 0
     private var hasConnectedBefore = false
     private var nextID: UInt64 = 0
     private var waiters: [UInt64: Waiter] = [:]
-    private var watchers: [UInt64: Watcher] = [:]
+    /// Subscriptions, behind a lock rather than the actor so that
+    /// subscribing and unsubscribing need no actor hop (and no relay task
+    /// per watcher); fan-out takes the lock once per fix.
+    private nonisolated let watchers = Mutex<Watchers>(Watchers())
+
+    private struct Watchers {
+        var nextID: UInt64 = 0
+        var byID: [UInt64: Watcher] = [:]
+    }
 
     /// Creates a hub.
     /// - Parameters:
@@ -90,6 +105,18 @@ public actor FixHub {
 
     // MARK: Queries
 
+    /// The newest fix when it answers `request` at once (see
+    /// ``LocationRequest/isAnswerable(from:at:)``), without an actor hop;
+    /// `nil` when ``location(_:)`` has to decide (wait, fallback, outage).
+    public nonisolated func cachedAnswer(
+        _ request: LocationRequest, at now: ContinuousClock.Instant = .now
+    ) -> LocationFix? {
+        snapshot.withLock { latest in
+            guard let latest, request.isAnswerable(from: latest, at: now) else { return nil }
+            return latest
+        }
+    }
+
     /// One fix with the semantics of `location.get`; see ``LocationService/location(_:)``.
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
         let now = ContinuousClock.now
@@ -131,15 +158,17 @@ public actor FixHub {
     }
 
     /// Subscribes to fixes filtered by `options`, newest-only buffered.
-    public func subscribe(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
-        let id = makeID()
+    /// The subscription ends when the stream is dropped or its consumer is cancelled.
+    public nonisolated func subscribe(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
         let (stream, continuation) = AsyncThrowingStream<LocationFix, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(1)
         )
-        watchers[id] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
+        let id = watchers.withLock { watchers in
+            watchers.nextID &+= 1
+            watchers.byID[watchers.nextID] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
+            return watchers.nextID
         }
+        continuation.onTermination = { [weak self] _ in self?.removeWatcher(id) }
         return stream
     }
 
@@ -161,8 +190,12 @@ public actor FixHub {
         )
     }
 
+    private nonisolated func removeWatcher(_ id: UInt64) {
+        _ = watchers.withLock { $0.byID.removeValue(forKey: id) }
+    }
+
     /// How many watchers are subscribed.
-    public var watcherCount: Int { watchers.count }
+    public nonisolated var watcherCount: Int { watchers.withLock { $0.byID.count } }
 
     /// How many one-shot requests are waiting.
     public var waiterCount: Int { waiters.count }
@@ -212,9 +245,11 @@ public actor FixHub {
                 waiters[id]?.best = LocationRequest.better(waiter.best, fix)
             }
         }
-        for (id, watcher) in watchers where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
-            watchers[id]?.lastDelivered = fix
-            watcher.continuation.yield(fix)
+        watchers.withLock { watchers in
+            for (id, watcher) in watchers.byID where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
+                watchers.byID[id]?.lastDelivered = fix
+                watcher.continuation.yield(fix)
+            }
         }
     }
 
@@ -228,9 +263,5 @@ public actor FixHub {
                 waiter.continuation.resume(returning: .failure(.sourceUnavailable))
             }
         }
-    }
-
-    private func unsubscribe(_ id: UInt64) {
-        watchers.removeValue(forKey: id)
     }
 }

@@ -10,25 +10,12 @@ public struct HubLocationService: LocationService, SourceStatusReporting {
     public init(hub: FixHub) { self.hub = hub }
 
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
-        try await hub.location(request)
+        if let cached = hub.cachedAnswer(request) { return cached }
+        return try await hub.location(request)
     }
 
     public func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
-        let hub = self.hub
-        // Subscribing is actor-isolated; bridge it through a relay stream so
-        // this method can stay synchronous as the protocol asks.
-        return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-            let relay = Task {
-                let stream = await hub.subscribe(options)
-                do {
-                    for try await fix in stream { continuation.yield(fix) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in relay.cancel() }
-        }
+        hub.subscribe(options)
     }
 
     public func authorizationStatus() async throws(LocationError) -> AuthorizationState { .alwaysAuthorized }

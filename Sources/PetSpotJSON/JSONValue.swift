@@ -4,9 +4,9 @@ import Foundation
 /// hand (JSON-RPC parameters, scenario files) so every error can name the
 /// exact member at fault.
 ///
-/// Decoding uses Foundation's `JSONDecoder` (strict: booleans are not
-/// numbers); encoding is ``serialized()``, which writes compact JSON with
-/// sorted keys and never emits NaN or infinity.
+/// Decoding is a strict RFC 8259 parser over the UTF-8 bytes (booleans are
+/// not numbers; see ``parse(bytes:)``); encoding is ``serialized()``, which
+/// writes compact JSON with sorted keys and never emits NaN or infinity.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -16,9 +16,25 @@ public enum JSONValue: Sendable, Hashable {
     case object([String: JSONValue])
 
     /// Parses one JSON document.
-    /// - Throws: the decoder's error when `data` is not JSON.
+    /// - Throws: an error naming the byte offset when `data` is not JSON.
     public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+        try data.withUnsafeBytes { raw throws -> JSONValue in try JSONParser.parse(raw) }
+    }
+
+    /// Parses one JSON document from UTF-8 bytes, strictly (RFC 8259: no
+    /// comments, trailing commas, leading zeros, NaN, unescaped control
+    /// characters, lone surrogates or invalid UTF-8; nesting at most 512 deep).
+    ///
+    /// The daemon parses every request line with this: it reads contiguous
+    /// bytes in place (a `ByteBuffer` view, an array) without copying them
+    /// into `Data` first.
+    /// - Throws: an error naming the byte offset when `bytes` is not JSON.
+    public static func parse(bytes: some Collection<UInt8>) throws -> JSONValue {
+        let result = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONParser.Failure) -> JSONValue in try JSONParser.parse(UnsafeRawBufferPointer(buffer)) }
+        }
+        if let result { return try result.get() }
+        return try Array(bytes).withUnsafeBytes { raw throws -> JSONValue in try JSONParser.parse(raw) }
     }
 
     /// The member `key` of an object, else `nil`.
@@ -41,34 +57,73 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Compact JSON text.
     public func serialized() -> String {
-        var output = ""
-        write(into: &output)
-        return output
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320)
+        write(utf8: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends compact JSON text to `output`.
     public func write(into output: inout String) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320)
+        write(utf8: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends compact JSON as UTF-8 to `output`: the serializer itself.
+    /// Bytes rather than `String` appends, which cost a capacity and
+    /// flags check each (this runs for every answer and every watcher update).
+    public func write(utf8 output: inout [UInt8]) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .number(let value): output += JSONValue.format(value)
-        case .string(let value): JSONValue.writeString(value, into: &output)
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        case .number(let value): output.append(contentsOf: JSONValue.format(value).utf8)
+        case .string(let value): JSONValue.writeString(value, utf8: &output)
         case .array(let values):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
-                value.write(into: &output)
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                value.write(utf8: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { output += "," }
-                JSONValue.writeString(key, into: &output)
-                output += ":"
-                members[key]!.write(into: &output)
+            output.append(UInt8(ascii: "{"))
+            // Sort the pairs once rather than the keys and then look each up again.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(member.key, utf8: &output)
+                output.append(UInt8(ascii: ":"))
+                member.value.write(utf8: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `value` as a JSON string literal (UTF-8) to `output`.
+    static func writeString(_ value: String, utf8 output: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { bytes in
+            output.append(UInt8(ascii: "\""))
+            var clean = 0  // start of the run of bytes that need no escape
+            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean..<index]))
+                clean = index + 1
+                switch byte {
+                case 0x22: output.append(contentsOf: #"\""#.utf8)
+                case 0x5C: output.append(contentsOf: #"\\"#.utf8)
+                case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+                case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+                case 0x09: output.append(contentsOf: #"\t"#.utf8)
+                default:
+                    let hex = String(byte, radix: 16)
+                    output.append(contentsOf: "\\u".utf8)
+                    output.append(contentsOf: String(repeating: "0", count: 4 - hex.count).utf8)
+                    output.append(contentsOf: hex.utf8)
+                }
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[clean...]))
+            output.append(UInt8(ascii: "\""))
         }
     }
 
@@ -81,6 +136,14 @@ public enum JSONValue: Sendable, Hashable {
 
     /// A string literal with the escapes JSON requires.
     public static func writeString(_ value: String, into output: inout String) {
+        // Fast path: nothing to escape (member names, enum values, timestamps)
+        // is appended whole instead of scalar by scalar.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            output += "\""
+            output += value
+            output += "\""
+            return
+        }
         output += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

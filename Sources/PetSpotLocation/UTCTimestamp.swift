@@ -27,9 +27,44 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         let minute = millisOfDay / 60_000 % 60
         let second = millisOfDay / 1000 % 60
         let millis = millisOfDay % 1000
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-        if millis != 0 { text += ".\(pad(millis, 3))" }
-        return text + "Z"
+        // Digits written into one small buffer: this runs for every fix sent.
+        guard (0...9999).contains(year) else {
+            var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+            if millis != 0 { text += ".\(pad(millis, 3))" }
+            return text + "Z"
+        }
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var index = 0
+            func put(_ value: Int64, _ width: Int) {
+                var value = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[index + offset] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                    value /= 10
+                }
+                index += width
+            }
+            func put(_ byte: UInt8) {
+                buffer[index] = byte
+                index += 1
+            }
+            put(year, 4)
+            put(UInt8(ascii: "-"))
+            put(month, 2)
+            put(UInt8(ascii: "-"))
+            put(day, 2)
+            put(UInt8(ascii: "T"))
+            put(hour, 2)
+            put(UInt8(ascii: ":"))
+            put(minute, 2)
+            put(UInt8(ascii: ":"))
+            put(second, 2)
+            if millis != 0 {
+                put(UInt8(ascii: "."))
+                put(millis, 3)
+            }
+            put(UInt8(ascii: "Z"))
+            return index
+        }
     }
 
     public var description: String { iso8601 }

@@ -82,7 +82,7 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
             let relay = Task {
                 do {
                     _ = try await state.requireAuthorized()
-                    for try await var fix in await hub.subscribe(options) {
+                    for try await var fix in hub.subscribe(options) {
                         fix.accuracy = try await state.requireAuthorized()
                         continuation.yield(fix)
                     }

@@ -1,4 +1,3 @@
-import Foundation
 import PetSpotJSON
 
 /// One decoded JSON-RPC 2.0 request or notification.
@@ -61,7 +60,7 @@ public enum RPCCodec {
     public static func decode(line: some Collection<UInt8>) -> RPCInbound {
         let value: JSONValue
         do {
-            value = try JSONValue.parse(Data(line))
+            value = try JSONValue.parse(bytes: line)
         } catch {
             return .failure(.parseError("the line is not valid JSON"))
         }
@@ -169,9 +168,10 @@ public enum RPCCodec {
 
     /// A message as one line, newline included.
     public static func line(_ message: JSONValue) -> String {
-        var text = ""
-        message.write(into: &text)
-        text += "\n"
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320)
+        message.write(utf8: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

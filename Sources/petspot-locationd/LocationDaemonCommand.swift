@@ -6,8 +6,7 @@ import PetSpotDaemon
 import PetSpotSystemd
 import PetSpotLocation
 
-/// `petspot-locationd`: the PetSpot location daemon.
-@main
+/// `petspot-locationd`: the PetSpot location daemon (started from main.swift).
 struct LocationDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "petspot-locationd",
@@ -62,7 +61,10 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run() async throws { try await serve() }
+
+    /// Loads the configuration and runs the daemon until it stops.
+    func serve() async throws {
         var configuration: DaemonConfiguration
         do {
             configuration = demo ? try DemoConfiguration.make() : try ConfigurationLoader.load(path: config)
@@ -97,6 +99,12 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             logger.warning(
                 "systemd passed descriptors, but none is a listening Unix stream socket; binding daemon.socket",
                 metadata: ["LISTEN_FDS": "\(systemd.passedDescriptors)"])
+        }
+        let fileLimit = FileLimit.raiseToHardLimit()
+        if let fileLimit, fileLimit < UInt64(configuration.daemon.maxClients) + 64 {
+            logger.warning(
+                "open-file limit below max_clients; raise LimitNOFILE",
+                metadata: ["limit": "\(fileLimit)", "max_clients": "\(configuration.daemon.maxClients)"])
         }
         let source: DaemonSource
         do {

@@ -5,7 +5,7 @@ import Testing
 @Suite struct FixHubWatcherTests {
     @Test func watcherGetsEveryValidFixWhenReading() async throws {
         let hub = FixHub(kind: .gpsd)
-        let stream = await hub.subscribe(WatchOptions())
+        let stream = hub.subscribe(WatchOptions())
         #expect(await hub.watcherCount == 1)
         for index in 1...3 {
             let fix = makeFix(latitude: Double(index))
@@ -19,7 +19,7 @@ import Testing
     /// so C arrives only if the hub measured from A, the last delivered fix.
     @Test func distanceFilterMeasuresFromTheLastDeliveredFix() async throws {
         let hub = FixHub(kind: .gpsd)
-        let stream = await hub.subscribe(WatchOptions(distanceFilter: 100))
+        let stream = hub.subscribe(WatchOptions(distanceFilter: 100))
         let a = makeFix(latitude: 52)
         let b = makeFix(latitude: 52 + 60.0 / 111_195)
         let c = makeFix(latitude: 52 + 120.0 / 111_195)
@@ -34,7 +34,7 @@ import Testing
 
     @Test func intervalFilterMeasuresFromTheLastDeliveredFix() async throws {
         let hub = FixHub(kind: .gpsd)
-        let stream = await hub.subscribe(WatchOptions(interval: .seconds(1)))
+        let stream = hub.subscribe(WatchOptions(interval: .seconds(1)))
         let start = ContinuousClock.now
         let a = makeFix(latitude: 1, receivedAt: start)
         let b = makeFix(latitude: 2, receivedAt: start + .milliseconds(500))
@@ -51,7 +51,7 @@ import Testing
 
     @Test func slowWatcherHoldsOnlyTheNewestFix() async throws {
         let hub = FixHub(kind: .gpsd)
-        let stream = await hub.subscribe(WatchOptions())
+        let stream = hub.subscribe(WatchOptions())
         var newest: LocationFix?
         for index in 0..<1000 {
             let fix = makeFix(latitude: Double(index) / 100)
@@ -66,8 +66,8 @@ import Testing
     /// A watcher that never reads does not hold up requests or other watchers.
     @Test func slowWatcherDoesNotSlowOthers() async throws {
         let hub = FixHub(kind: .gpsd)
-        let idle = await hub.subscribe(WatchOptions())
-        let reader = await hub.subscribe(WatchOptions())
+        let idle = hub.subscribe(WatchOptions())
+        let reader = hub.subscribe(WatchOptions())
         for index in 0..<100 {
             let fix = makeFix(latitude: Double(index) / 10)
             await hub.receive(.fix(fix))
@@ -79,7 +79,7 @@ import Testing
 
     @Test func cancellingConsumptionUnsubscribes() async throws {
         let hub = FixHub(kind: .gpsd)
-        let stream = await hub.subscribe(WatchOptions())
+        let stream = hub.subscribe(WatchOptions())
         let consumer = Task {
             var count = 0
             do {

@@ -64,7 +64,7 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
     /// the player); the first is exactly `from`, the last exactly `to`.
     @Test func pathInterpolatesEvenly() async throws {
         let hub = FixHub(kind: .simulated)
-        let stream = await hub.subscribe(WatchOptions())
+        let stream = hub.subscribe(WatchOptions())
         let from = Coordinate(latitude: 10, longitude: 20)
         let to = Coordinate(latitude: 11, longitude: 22)
         let player = Task {

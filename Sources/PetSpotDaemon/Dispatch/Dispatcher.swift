@@ -173,7 +173,10 @@ public struct Dispatcher: Sendable {
                 AuditRecord(
                     method: method, client: session.identity, status: .authorized, accuracy: accuracy,
                     source: fix.source, fixAge: fix.age()))
-            logger.info(
+            // Debug, not info: this runs for every answer (up to ~100k/s), and a
+            // formatted stderr line per answer cost more than the answer itself.
+            // The audit trail of who got a position is the audit log.
+            logger.debug(
                 "location answered",
                 metadata: [
                     "client": "\(session.identity.uid)/\(session.identity.pid)", "source": "\(fix.source.rawValue)",

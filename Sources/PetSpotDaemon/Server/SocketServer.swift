@@ -105,7 +105,9 @@ public final class SocketServer: Service {
                 try await server.executeThenClose { clients in
                     for try await connection in clients {
                         accepted.take(connection.ticket)
-                        tasks.addTask { await self.serve(connection) }
+                        // Each client is served on its socket's event loop (see EventLoopTaskExecutor).
+                        let executor = EventLoopTaskExecutor(connection.channel.channel.eventLoop)
+                        tasks.addTask(executorPreference: executor) { await self.serve(connection) }
                     }
                 }
             }

@@ -1,0 +1,285 @@
+/// A strict RFC 8259 parser into ``JSONValue``, working directly on UTF-8 bytes.
+///
+/// It replaces Foundation's `JSONDecoder` on the daemon's request path
+/// (one parse per request line): no `Data` copy, no `Codable` machinery,
+/// no thrown-and-caught type probes. It is exactly as strict as the
+/// grammar: no comments, trailing commas, leading zeros, bare `NaN` or
+/// `Infinity`, unescaped control characters, invalid escapes, lone
+/// surrogates or invalid UTF-8; numbers that overflow a `Double` are
+/// rejected. Duplicate member names are rejected too: RFC 8259 leaves
+/// their meaning open (Foundation kept one of them), and a request such as
+/// `{"method":"a","method":"b"}` must not mean one thing here and another
+/// to a proxy or an audit reader. Nesting is
+/// limited to ``maximumDepth`` so a hostile line cannot exhaust the stack.
+struct JSONParser {
+    /// Deepest nesting of arrays and objects accepted.
+    static let maximumDepth = 512
+
+    /// Why a document was rejected, with the byte offset.
+    struct Failure: Error, CustomStringConvertible {
+        var offset: Int
+        var reason: String
+        var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+    private var depth = 0
+
+    private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// Parses one complete document (surrounding whitespace allowed).
+    static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
+        var parser = JSONParser(bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.failure("unexpected data after the document") }
+        return value
+    }
+
+    private func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue() throws(Failure) -> JSONValue {
+        guard let byte = current else { throw failure("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw failure("unexpected character")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(Failure) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { throw failure("invalid literal") }
+        for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] {
+            throw failure("invalid literal")
+        }
+        index += count
+    }
+
+    private mutating func enter() throws(Failure) {
+        depth += 1
+        guard depth <= JSONParser.maximumDepth else { throw failure("nesting deeper than \(JSONParser.maximumDepth)") }
+    }
+
+    private mutating func parseObject() throws(Failure) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1  // {
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue()
+            guard members.updateValue(value, forKey: key) == nil else {
+                throw failure("duplicate member name \"\(key)\"")
+            }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ",")?:
+                index += 1
+                skipWhitespace()
+            case UInt8(ascii: "}")?:
+                index += 1
+                return .object(members)
+            default: throw failure("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(Failure) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ",")?:
+                index += 1
+                skipWhitespace()
+            case UInt8(ascii: "]")?:
+                index += 1
+                return .array(elements)
+            default: throw failure("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseString() throws(Failure) -> String {
+        index += 1  // opening quote
+        let start = index
+        // Fast path: no escapes; the bytes are validated as UTF-8 by String(validating:).
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                guard let text = String(validating: raw, as: UTF8.self) else {
+                    throw Failure(offset: start, reason: "invalid UTF-8 in a string")
+                }
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw failure("unescaped control character in a string") }
+            index += 1
+        }
+        guard index < bytes.count else { throw failure("unterminated string") }
+        // Slow path: decode escapes into a byte buffer.
+        var decoded = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                guard let text = String(validating: decoded, as: UTF8.self) else {
+                    throw Failure(offset: start, reason: "invalid UTF-8 in a string")
+                }
+                return text
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard let escape = current else { throw failure("unterminated escape") }
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+                case UInt8(ascii: "b"): decoded.append(0x08)
+                case UInt8(ascii: "f"): decoded.append(0x0C)
+                case UInt8(ascii: "n"): decoded.append(0x0A)
+                case UInt8(ascii: "r"): decoded.append(0x0D)
+                case UInt8(ascii: "t"): decoded.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try parseHex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else { throw failure("lone surrogate in a \\u escape") }
+                        index += 2
+                        let low = try parseHex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw failure("lone surrogate in a \\u escape") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw failure("lone surrogate in a \\u escape")
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw failure("invalid \\u escape") }
+                    decoded.append(contentsOf: UTF8.encode(unicode)!)
+                default: throw failure("invalid escape")
+                }
+            default:
+                guard byte >= 0x20 else { throw failure("unescaped control character in a string") }
+                decoded.append(byte)
+                index += 1
+            }
+        }
+        throw failure("unterminated string")
+    }
+
+    private mutating func parseHex4() throws(Failure) -> UInt32 {
+        guard bytes.count - index >= 4 else { throw failure("invalid \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(Failure) -> Double {
+        let start = index
+        var negative = false
+        if current == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        guard let first = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            throw failure("invalid number")
+        }
+        var integer: UInt64 = 0
+        var digits = 0
+        if first == UInt8(ascii: "0") {
+            index += 1
+            if let next = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) {
+                throw failure("leading zero in a number")
+            }
+        } else {
+            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                if digits < 18 { integer = integer * 10 + UInt64(byte - UInt8(ascii: "0")) }
+                digits += 1
+                index += 1
+            }
+        }
+        var simple = digits <= 15
+        if current == UInt8(ascii: ".") {
+            simple = false
+            index += 1
+            guard let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                throw failure("invalid number")
+            }
+            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            simple = false
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                throw failure("invalid number")
+            }
+            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+        }
+        if simple {
+            // At most 15 digits: exact in a Double.
+            let value = Double(integer)
+            return negative ? -value : value
+        }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw Failure(offset: start, reason: "number out of range")
+        }
+        return value
+    }
+}

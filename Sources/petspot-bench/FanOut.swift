@@ -1,0 +1,192 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CEpoll
+import Foundation
+
+/// What the fan-out step measured.
+struct FanOutResult: Sendable {
+    var watchers: Int
+    /// Fixes every watcher received.
+    var complete: Int
+    /// Fixes some watcher never received (newest-only buffering skipped them).
+    var incomplete: Int
+    /// Emission (the fix's `timestamp`, wall clock, millisecond precision,
+    /// rounded down) to the last watcher's receipt, in µs.
+    var toLast: Latencies
+    /// First watcher's receipt to the last watcher's receipt, in µs.
+    var spread: Latencies
+    /// Daemon RSS with every watcher subscribed, KiB.
+    var residentKiB: Int?
+}
+
+/// `watchers` connections each with a `location.watch` subscription, read by
+/// one `epoll` thread; for each fix, the time from its emission to its
+/// receipt by the last watcher.
+struct FanOut {
+    var socket: String
+    var watchers: Int
+    var fixes: Int
+
+    private final class Connection {
+        let fd: Int32
+        var pending: [UInt8] = []
+        init(fd: Int32) { self.fd = fd }
+    }
+
+    private struct Tracking {
+        var count = 0
+        var first: Int64 = 0
+        var last: Int64 = 0
+    }
+
+    func run(daemon: ManagedProcess) throws -> FanOutResult {
+        var connections: [Connection] = []
+        defer { for connection in connections { close(connection.fd) } }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { scratch.deallocate() }
+
+        // Subscribe every watcher (blocking reads until the answer line).
+        for index in 0..<watchers {
+            guard let fd = Sockets.connect(.unix(socket)) else {
+                throw BenchError("fan-out: connection \(index + 1) of \(watchers) failed: errno \(errno)")
+            }
+            let connection = Connection(fd: fd)
+            connections.append(connection)
+            guard Sockets.writeAll(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"location.watch\"}\n") else {
+                throw BenchError("fan-out: cannot send location.watch")
+            }
+            var answered = false
+            while !answered {
+                let count = read(fd, scratch.baseAddress!, scratch.count)
+                guard count > 0 else { throw BenchError("fan-out: watcher \(index + 1) got no answer") }
+                connection.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                while let newline = connection.pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: connection.pending[..<newline], as: UTF8.self)
+                    connection.pending.removeSubrange(...newline)
+                    if line.contains("\"subscription\"") && line.contains("\"result\"") { answered = true }
+                    if line.contains("\"error\"") { throw BenchError("fan-out: watch refused: \(line)") }
+                }
+            }
+            connection.pending.removeAll()
+        }
+        usleep(300_000)
+        let resident = daemon.residentKiB
+        let trackFrom = Sockets.realtimeNanos() + 50_000_000
+
+        // epoll, not poll: the reader's cost per wake must not grow with the
+        // number of watchers, or the benchmark would measure itself.
+        let epoll = epoll_create1(0)
+        guard epoll >= 0 else { throw BenchError("fan-out: epoll_create1 failed") }
+        defer { close(epoll) }
+        for (index, connection) in connections.enumerated() {
+            var event = epoll_event()
+            event.events = UInt32(EPOLLIN.rawValue)
+            event.data.u64 = UInt64(index)
+            guard epoll_ctl(epoll, Int32(EPOLL_CTL_ADD), connection.fd, &event) == 0 else {
+                throw BenchError("fan-out: epoll_ctl failed: errno \(errno)")
+            }
+        }
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        var tracked: [Int64: Tracking] = [:]
+        var completed: [(emitted: Int64, first: Int64, last: Int64)] = []
+        let deadline = Sockets.monotonicNanos() + UInt64(Double(fixes) * 0.3e9) + 10_000_000_000
+        // Counts one received line; no allocation unless a line arrives split.
+        func record(_ line: UnsafeRawBufferPointer, at received: Int64) {
+            guard let emitted = Self.emission(in: line), emitted >= trackFrom else { return }
+            var entry = tracked[emitted] ?? Tracking(count: 0, first: received, last: received)
+            entry.count += 1
+            entry.last = received
+            if entry.count == watchers {
+                completed.append((emitted, entry.first, entry.last))
+                tracked[emitted] = nil
+            } else {
+                tracked[emitted] = entry
+            }
+        }
+        while completed.count < fixes, Sockets.monotonicNanos() < deadline {
+            let ready = epoll_wait(epoll, &events, Int32(events.count), 1000)
+            guard ready > 0 else { continue }
+            for slot in 0..<Int(ready) {
+                let connection = connections[Int(events[slot].data.u64)]
+                let count = read(connection.fd, scratch.baseAddress!, scratch.count)
+                let received = Sockets.realtimeNanos()
+                guard count > 0 else {
+                    throw BenchError("fan-out: a watcher connection closed")
+                }
+                var data = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
+                if !connection.pending.isEmpty {
+                    // Complete the split line first.
+                    guard let newline = data.firstIndex(of: 0x0A) else {
+                        connection.pending.append(contentsOf: data)
+                        continue
+                    }
+                    connection.pending.append(contentsOf: data[..<newline])
+                    connection.pending.withUnsafeBytes { record($0, at: received) }
+                    connection.pending.removeAll(keepingCapacity: true)
+                    data = UnsafeRawBufferPointer(rebasing: data[(newline + 1)...])
+                }
+                while let newline = data.firstIndex(of: 0x0A) {
+                    record(UnsafeRawBufferPointer(rebasing: data[..<newline]), at: received)
+                    data = UnsafeRawBufferPointer(rebasing: data[(newline + 1)...])
+                }
+                if !data.isEmpty { connection.pending.append(contentsOf: data) }
+            }
+        }
+        let lastComplete = completed.map(\.emitted).max() ?? 0
+        let incomplete = tracked.keys.filter { $0 < lastComplete }.count
+        return FanOutResult(
+            watchers: watchers, complete: completed.count, incomplete: incomplete,
+            toLast: Latencies(microseconds: completed.map { Double($0.last - $0.emitted) / 1000 }),
+            spread: Latencies(microseconds: completed.map { Double($0.last - $0.first) / 1000 }),
+            residentKiB: resident)
+    }
+
+    /// The fix's `"timestamp"` in a notification line, as nanoseconds since 1970.
+    static func emission(in line: UnsafeRawBufferPointer) -> Int64? {
+        let marker: StaticString = "\"timestamp\":\""
+        let length = marker.utf8CodeUnitCount
+        guard line.count > length + 20 else { return nil }
+        var offset = 0
+        while offset + length + 20 <= line.count {
+            if line[offset] == UInt8(ascii: "\""), memcmp(line.baseAddress! + offset, marker.utf8Start, length) == 0 {
+                let start = offset + length
+                guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+                return parse(Array(line[start..<end]))
+            }
+            offset += 1
+        }
+        return nil
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` as nanoseconds since 1970.
+    static func parse(_ bytes: [UInt8]) -> Int64? {
+        guard bytes.count >= 20 else { return nil }
+        func number(_ range: Range<Int>) -> Int32 {
+            var value: Int32 = 0
+            for index in range { value = value * 10 + Int32(bytes[index]) - 48 }
+            return value
+        }
+        var time = tm()
+        time.tm_year = number(0..<4) - 1900
+        time.tm_mon = number(5..<7) - 1
+        time.tm_mday = number(8..<10)
+        time.tm_hour = number(11..<13)
+        time.tm_min = number(14..<16)
+        time.tm_sec = number(17..<19)
+        let seconds = Int64(timegm(&time))
+        var fraction: Int64 = 0
+        var scale: Int64 = 100_000_000
+        if bytes[19] == UInt8(ascii: ".") {
+            var index = 20
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, scale > 0 {
+                fraction += Int64(bytes[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+        }
+        return seconds * 1_000_000_000 + fraction
+    }
+}

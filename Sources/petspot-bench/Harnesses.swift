@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// Starts the release petspot-locationd on a temporary configuration: a
+/// simulated source that emits a fresh fix every 100 ms, everyone
+/// authorized, `max_clients` high enough for the fan-out step.
+struct DaemonHarness {
+    let process: ManagedProcess
+    let socket: String
+
+    /// The scenario: one fix, then 100 ms, forever (no `timestamp`: the
+    /// simulated source stamps each fix with the wall clock when it emits it).
+    static let scenario = """
+        {"loop": true, "steps": [
+          {"fix": {"latitude": 52.2297, "longitude": 21.0122, "altitude": 110, "horizontalAccuracy": 8,
+                   "verticalAccuracy": 12, "speed": 1.4, "course": 90, "mode": 3}},
+          {"wait": 0.1}
+        ]}
+        """
+
+    /// Writes the configuration under `directory` and starts the daemon.
+    /// - Parameters:
+    ///   - kind: `simulated` (the benchmark source) or `static` (idle baseline: no input at all).
+    static func start(
+        binary: String, directory: String, name: String, kind: String, maxClients: Int, pin: String?,
+        logLevel: String, logFile: String?
+    ) throws -> DaemonHarness {
+        let socket = "\(directory)/\(name).sock"
+        let scenarioPath = "\(directory)/scenario.json"
+        try scenario.write(toFile: scenarioPath, atomically: true, encoding: .utf8)
+        var toml = """
+            [daemon]
+            socket = "\(socket)"
+            socket_mode = "0600"
+            state_dir = "\(directory)/\(name)-state"
+            max_clients = \(maxClients)
+
+            [source]
+            kind = "\(kind)"
+
+            [source.static]
+            latitude = 52.2297
+            longitude = 21.0122
+            horizontal_accuracy = 15.0
+
+            [policy]
+            default = "authorized"
+            prompt = "allow"
+
+            """
+        if kind == "simulated" { toml += "\n[source.simulated]\nscenario = \"\(scenarioPath)\"\n" }
+        let configPath = "\(directory)/\(name).toml"
+        try toml.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let process = try ManagedProcess(
+            name: name, executable: binary, arguments: ["--config", configPath, "--log-level", logLevel], pin: pin,
+            output: logFile)
+        let harness = DaemonHarness(process: process, socket: socket)
+        try harness.waitForFix()
+        return harness
+    }
+
+    /// Waits until the socket answers `location.get` with a fix.
+    func waitForFix(timeout: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard process.isRunning else { throw BenchError("\(process.name) exited at start (see its log)") }
+            if let reader = LoadGenerator.open(.unix(socket), exchange: .locationGet) {
+                defer { close(reader.fd) }
+                if LoadGenerator.exchangeOnce(reader, exchange: .locationGet, id: 1) == true { return }
+            }
+            usleep(100_000)
+        }
+        throw BenchError("\(process.name) did not answer location.get within \(Int(timeout)) s")
+    }
+}
+
+/// gpsd 3.22 fed by gpsfake on a loopback TCP port, replaying a capture in
+/// a loop (gpsfake without `-1` starts the log over at its end).
+struct GpsdHarness {
+    let gpsfake: ManagedProcess
+    let gpsd: ManagedProcess
+    let port: UInt16
+
+    /// Starts `gpsfake -q -c CYCLE -t -s 38400 -P PORT LOG` and waits until
+    /// gpsd answers `?POLL;` with an active device.
+    static func start(log: String, port: UInt16, cycle: Double, pin: String?, directory: String) throws -> GpsdHarness {
+        let gpsfake = try ManagedProcess(
+            name: "gpsfake", executable: "/usr/bin/gpsfake",
+            arguments: ["-q", "-c", String(cycle), "-t", "-s", "38400", "-P", String(port), log], pin: pin,
+            output: "\(directory)/gpsfake.log")
+        let deadline = Date().addingTimeInterval(30)
+        var gpsdPID: Int32?
+        while Date() < deadline {
+            guard gpsfake.isRunning else { throw BenchError("gpsfake exited (see \(directory)/gpsfake.log)") }
+            if gpsdPID == nil { gpsdPID = ManagedProcess.find(commandLineContaining: ["-N", "-S", String(port)]) }
+            // A watching client makes gpsfake start feeding; POLL answers once a device is active.
+            if gpsdPID != nil, let reader = LoadGenerator.open(.tcp(port), exchange: .gpsdPoll) {
+                defer { close(reader.fd) }
+                let pollDeadline = Date().addingTimeInterval(10)
+                while Date() < pollDeadline {
+                    if LoadGenerator.exchangeOnce(reader, exchange: .gpsdPoll, id: 0) == true {
+                        return GpsdHarness(gpsfake: gpsfake, gpsd: ManagedProcess(name: "gpsd", pid: gpsdPID!), port: port)
+                    }
+                    usleep(200_000)
+                }
+            }
+            usleep(200_000)
+        }
+        gpsfake.stop()
+        throw BenchError("gpsd did not answer ?POLL; with an active device within 30 s")
+    }
+
+    func stop() {
+        gpsfake.stop()
+        if gpsd.isRunning { gpsd.stop() }
+    }
+}
+
+/// A benchmark failure with a message for the operator.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

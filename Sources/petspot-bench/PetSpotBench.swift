@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+
+/// `petspot-bench`: petspot-locationd beside gpsd and the socket floor.
+@main
+struct PetSpotBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "petspot-bench",
+        abstract: "Benchmark petspot-locationd against gpsd's ?POLL; and the Unix/TCP socket floor.",
+        discussion: """
+            Build everything in release first (scripts/bench does both), then run from the
+            package root. Starts the daemon (release) on a temporary simulated source with a
+            fresh fix every 100 ms, gpsd through gpsfake, and a floor server; runs a closed-loop
+            location.get / ?POLL; load at each connection count; then 1000 watchers fan-out,
+            RSS, and CPU while idle.
+            """,
+        subcommands: [Run.self, Micro.self, Floor.self],
+        defaultSubcommand: Run.self)
+}
+
+extension PetSpotBench {
+    /// Internal: the floor server, run as a child process of `run`.
+    struct Floor: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "floor-server", abstract: "Serve a fixed JSON line per request line (the floor).",
+            shouldDisplay: false)
+
+        @Option(help: "Unix socket path.") var unix: String
+        @Option(help: "Loopback TCP port.") var port: UInt16
+
+        func run() throws {
+            FloorServer.serve([.unix(unix), .tcp(port)])
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The benchmark's figures and their rendering as Markdown tables.
+struct Report {
+    struct Step {
+        var target: String
+        var connections: Int
+        var result: LoadResult
+    }
+
+    struct Idle {
+        var seconds: Double
+        var simulatedCPU: Double
+        var staticCPU: Double
+        var gpsdCPU: Double?
+        var daemonRSS: Int?
+        var staticRSS: Int?
+        var gpsdRSS: Int?
+    }
+
+    var command: String
+    var loadBefore = ""
+    var loadAfter = ""
+    var load: [Step] = []
+    var idle: Idle?
+    var loadedRSS: Int?
+    var fanOut: FanOutResult?
+
+    func render() -> String {
+        var out = "## petspot-bench\n\n"
+        out += "`\(command)` — \(loadBefore) before, \(loadAfter) after; \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n\n"
+        out += "| target | conns | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+        for (index, step) in load.enumerated() {
+            // The daemon step of the same round (the latest one at this connection count).
+            let daemon = load[...index].last { $0.target == "petspot-locationd" && $0.connections == step.connections }
+                ?? load.first { $0.target == "petspot-locationd" && $0.connections == step.connections }
+            var ratio = ""
+            if let daemon, step.target != daemon.target, step.result.perSecond > 0 {
+                ratio = String(format: "%.2f×", daemon.result.perSecond / step.result.perSecond)
+            }
+            let latencies = step.result.latencies
+            out += "| \(step.target) | \(step.connections) | \(Int(step.result.perSecond.rounded())) | "
+            out += "\(Self.micro(latencies.percentile(0.5))) | \(Self.micro(latencies.percentile(0.99))) | "
+            out += "\(Self.micro(latencies.percentile(0.999))) | \(step.result.errors) | \(ratio) |\n"
+        }
+        if let fanOut {
+            out += "\n| fan-out | watchers | fixes (all delivered) | incomplete | emission→last p50 | p99 | max | first→last p50 | p99 |\n"
+            out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            out += "| location.watch | \(fanOut.watchers) | \(fanOut.complete) | \(fanOut.incomplete) | "
+            out += "\(Self.milli(fanOut.toLast.percentile(0.5))) | \(Self.milli(fanOut.toLast.percentile(0.99))) | "
+            out += "\(Self.milli(fanOut.toLast.percentile(1))) | \(Self.milli(fanOut.spread.percentile(0.5))) | "
+            out += "\(Self.milli(fanOut.spread.percentile(0.99))) |\n"
+            out += "\nEmission is the fix's `timestamp` (wall clock when the simulated source made it, "
+            out += "rounded down to the millisecond), so emission→last over-states by up to 1 ms.\n"
+        }
+        out += "\n| resources | value |\n|---|---:|\n"
+        if let idle {
+            out += "| daemon RSS idle (simulated source, no clients) | \(Self.mib(idle.daemonRSS)) |\n"
+            out += "| daemon RSS idle (static source) | \(Self.mib(idle.staticRSS)) |\n"
+            if let gpsdRSS = idle.gpsdRSS { out += "| gpsd RSS (fed by gpsfake) | \(Self.mib(gpsdRSS)) |\n" }
+            out += "| daemon CPU idle \(Int(idle.seconds)) s, simulated source (10 fixes/s) | "
+            out += String(format: "%.2f s (%.2f%%) |\n", idle.simulatedCPU, 100 * idle.simulatedCPU / idle.seconds)
+            out += "| daemon CPU idle \(Int(idle.seconds)) s, static source | "
+            out += String(format: "%.2f s (%.2f%%) |\n", idle.staticCPU, 100 * idle.staticCPU / idle.seconds)
+            if let cpu = idle.gpsdCPU {
+                out += String(format: "| gpsd CPU same %d s (gpsfake feeding, no client) | %.2f s |\n", Int(idle.seconds), cpu)
+            }
+        }
+        if let loadedRSS { out += "| daemon RSS after the load steps | \(Self.mib(loadedRSS)) |\n" }
+        if let fanOut { out += "| daemon RSS with \(fanOut.watchers) watchers | \(Self.mib(fanOut.residentKiB)) |\n" }
+        return out
+    }
+
+    static func micro(_ value: Double) -> String { value.isNaN ? "–" : String(format: "%.0f", value) }
+    static func milli(_ microseconds: Double) -> String {
+        microseconds.isNaN ? "–" : String(format: "%.2f ms", microseconds / 1000)
+    }
+    static func mib(_ kib: Int?) -> String { kib.map { String(format: "%.1f MiB", Double($0) / 1024) } ?? "–" }
+}

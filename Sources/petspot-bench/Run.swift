@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+
+extension PetSpotBench {
+    /// The whole benchmark in one run.
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "run", abstract: "Run the full benchmark and print the table.")
+
+        @Option(help: "Connection counts, comma-separated.")
+        var connections: String = "1,8,64"
+        @Option(help: "Seconds per load step, warm-up included.")
+        var duration: Double = 6
+        @Option(help: "Warm-up seconds at the start of each step (not counted).")
+        var warmup: Double = 1
+        @Option(help: "The daemon binary (default: petspot-locationd beside this executable).")
+        var daemon: String?
+        @Option(help: "The daemon's --log-level.")
+        var daemonLogLevel: String = "info"
+        @Option(help: "Capture gpsfake replays (looped).")
+        var gpsdLog: String = "/work/shared/gps-logs/ublox-neo-m8n.log"
+        @Option(help: "gpsfake -c: seconds between sentences.")
+        var gpsfakeCycle: Double = 0.1
+        @Option(help: "gpsd's loopback TCP port.")
+        var gpsdPort: UInt16 = 29_470
+        @Option(help: "The floor server's TCP port.")
+        var floorPort: UInt16 = 29_480
+        @Option(help: "Watchers in the fan-out step (0 skips it).")
+        var watchers: Int = 1000
+        @Option(help: "Fixes measured in the fan-out step.")
+        var fanOutFixes: Int = 50
+        @Option(help: "Seconds of the idle CPU measurement (0 skips it).")
+        var idleSeconds: Double = 10
+        @Flag(help: "Skip gpsd (no gpsfake).")
+        var noGpsd = false
+        @Flag(help: "Skip the floor server.")
+        var noFloor = false
+        @Option(help: "Pin servers to these CPUs (taskset -c) and the load generator to --pin-client.")
+        var pinServer: String?
+        @Option(help: "CPUs for the load generator when --pin-server is given.")
+        var pinClient: String = "1"
+
+        func run() throws {
+            let counts = connections.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let fileLimit = Sockets.raiseFileLimit()
+            let ownPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+            let binDirectory = (ownPath as NSString).deletingLastPathComponent
+            let daemonBinary = daemon ?? binDirectory + "/petspot-locationd"
+            guard FileManager.default.isExecutableFile(atPath: daemonBinary) else {
+                throw BenchError("no daemon at \(daemonBinary): swift build -c release --product petspot-locationd")
+            }
+            if let pinServer {
+                let pin = Process()
+                pin.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+                pin.arguments = ["-a", "-p", "-c", pinClient, String(getpid())]
+                pin.standardOutput = FileHandle.nullDevice
+                try pin.run()
+                pin.waitUntilExit()
+                log("pinned: servers on CPU \(pinServer), load generator on CPU \(pinClient)")
+            }
+            let directory = NSTemporaryDirectory() + "petspot-bench-\(getpid())"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }  // runs after the processes stop
+            log("work directory \(directory); RLIMIT_NOFILE \(fileLimit); \(Self.loadAverage())")
+
+            var report = Report(command: CommandLine.arguments.joined(separator: " "))
+            report.loadBefore = Self.loadAverage()
+
+            // The floor.
+            var floor: ManagedProcess?
+            if !noFloor {
+                floor = try ManagedProcess(
+                    name: "floor", executable: ownPath,
+                    arguments: ["floor-server", "--unix", "\(directory)/floor.sock", "--port", String(floorPort)],
+                    pin: pinServer)
+                usleep(300_000)
+            }
+            defer { floor?.stop() }
+
+            // The daemon, and an idle static-source daemon for the CPU baseline.
+            log("starting \(daemonBinary)")
+            let daemonHarness = try DaemonHarness.start(
+                binary: daemonBinary, directory: directory, name: "daemon", kind: "simulated",
+                maxClients: max(watchers + 64, 256), pin: pinServer, logLevel: daemonLogLevel, logFile: nil)
+            defer { daemonHarness.process.stop() }
+
+            var gpsd: GpsdHarness?
+            if !noGpsd {
+                log("starting gpsfake on port \(gpsdPort) with \(gpsdLog)")
+                gpsd = try GpsdHarness.start(
+                    log: gpsdLog, port: gpsdPort, cycle: gpsfakeCycle, pin: pinServer, directory: directory)
+            }
+            defer { gpsd?.stop() }
+
+            // Idle: RSS and CPU with no clients.
+            if idleSeconds > 0 {
+                let quiet = try DaemonHarness.start(
+                    binary: daemonBinary, directory: directory, name: "static", kind: "static", maxClients: 16,
+                    pin: pinServer, logLevel: daemonLogLevel, logFile: nil)
+                defer { quiet.process.stop() }
+                log("idle for \(idleSeconds) s")
+                let processes = [daemonHarness.process, quiet.process] + (gpsd.map { [$0.gpsd] } ?? [])
+                let before = processes.map { $0.cpuTicks ?? 0 }
+                Thread.sleep(forTimeInterval: idleSeconds)
+                let after = processes.map { $0.cpuTicks ?? 0 }
+                let seconds = Double(after[0] - before[0]) / ManagedProcess.ticksPerSecond
+                report.idle = Report.Idle(
+                    seconds: idleSeconds,
+                    simulatedCPU: seconds,
+                    staticCPU: Double(after[1] - before[1]) / ManagedProcess.ticksPerSecond,
+                    gpsdCPU: gpsd == nil ? nil : Double(after[2] - before[2]) / ManagedProcess.ticksPerSecond,
+                    daemonRSS: daemonHarness.process.residentKiB, staticRSS: quiet.process.residentKiB,
+                    gpsdRSS: gpsd?.gpsd.residentKiB)
+            }
+
+            // Closed-loop load.
+            for count in counts {
+                var targets: [(String, Endpoint, Exchange)] = []
+                if !noFloor { targets.append(("floor unix", .unix("\(directory)/floor.sock"), .locationGet)) }
+                targets.append(("petspot-locationd", .unix(daemonHarness.socket), .locationGet))
+                if !noFloor { targets.append(("floor tcp", .tcp(floorPort), .locationGet)) }
+                if let gpsd { targets.append(("gpsd ?POLL;", .tcp(gpsd.port), .gpsdPoll)) }
+                for (name, endpoint, exchange) in targets {
+                    log("\(name) × \(count) connections, \(duration) s")
+                    let result = LoadGenerator(
+                        endpoint: endpoint, exchange: exchange, connections: count, warmup: warmup,
+                        duration: duration
+                    ).run()
+                    report.load.append(Report.Step(target: name, connections: count, result: result))
+                    guard daemonHarness.process.isRunning else { throw BenchError("the daemon died under load") }
+                }
+            }
+            report.loadedRSS = daemonHarness.process.residentKiB
+
+            // Fan-out.
+            if watchers > 0 {
+                log("fan-out: \(watchers) watchers, \(fanOutFixes) fixes")
+                report.fanOut = try FanOut(socket: daemonHarness.socket, watchers: watchers, fixes: fanOutFixes)
+                    .run(daemon: daemonHarness.process)
+            }
+            report.loadAfter = Self.loadAverage()
+            print(report.render())
+        }
+
+        private func log(_ message: String) {
+            FileHandle.standardError.write(Data("petspot-bench: \(message)\n".utf8))
+        }
+
+        static func loadAverage() -> String {
+            let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+            return "loadavg " + text.split(separator: " ").prefix(3).joined(separator: " ")
+        }
+    }
+}

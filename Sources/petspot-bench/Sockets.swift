@@ -1,0 +1,226 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where a load step connects: a Unix socket path or a loopback TCP port.
+enum Endpoint: Sendable, CustomStringConvertible {
+    case unix(String)
+    case tcp(UInt16)
+
+    var description: String {
+        switch self {
+        case .unix(let path): "unix:\(path)"
+        case .tcp(let port): "tcp:127.0.0.1:\(port)"
+        }
+    }
+}
+
+/// Thin blocking-socket helpers over Glibc: the load generator and the floor
+/// server use plain blocking calls on dedicated threads, so the measurement
+/// itself adds no event loop.
+enum Sockets {
+    /// The monotonic clock in nanoseconds (`CLOCK_MONOTONIC`).
+    static func monotonicNanos() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    /// The wall clock in nanoseconds since 1970 (`CLOCK_REALTIME`).
+    static func realtimeNanos() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    /// Connects to `endpoint`; the descriptor, or `nil` (errno set).
+    /// - Parameter receiveTimeout: seconds a read may block before it fails.
+    static func connect(_ endpoint: Endpoint, receiveTimeout: Int = 5) -> Int32? {
+        let fd: Int32
+        switch endpoint {
+        case .unix(let path):
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
+            var address = unixAddress(path)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            guard result == 0 else {
+                close(fd)
+                return nil
+            }
+        case .tcp(let port):
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
+            var address = inetAddress(port)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard result == 0 else {
+                close(fd)
+                return nil
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// A listening socket on `endpoint` (a Unix path is replaced if present).
+    static func listen(_ endpoint: Endpoint) -> Int32? {
+        let fd: Int32
+        switch endpoint {
+        case .unix(let path):
+            unlink(path)
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
+            var address = unixAddress(path)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            guard result == 0 else { return nil }
+        case .tcp(let port):
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            var address = inetAddress(port)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard result == 0 else { return nil }
+        }
+        guard Glibc.listen(fd, 1024) == 0 else { return nil }
+        return fd
+    }
+
+    /// Writes all of `bytes`; `false` on error.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    /// Writes all of `text`; `false` on error.
+    static func writeAll(_ fd: Int32, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Raises this process's soft `RLIMIT_NOFILE` to its hard limit; the new soft limit.
+    @discardableResult
+    static func raiseFileLimit() -> UInt64 {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return UInt64(limit.rlim_cur)
+    }
+
+    private static func unixAddress(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    private static func inetAddress(_ port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}
+
+/// Reads newline-terminated lines from a blocking socket into one reusable
+/// buffer: no allocation per line. A line is valid until the next read.
+final class LineReader {
+    let fd: Int32
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var end = 0
+
+    /// - Parameter capacity: the longest line accepted.
+    init(fd: Int32, capacity: Int = 1 << 18) {
+        self.fd = fd
+        self.buffer = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The next line without its newline, or `nil` on end of file, error or timeout.
+    func readLine() -> UnsafeRawBufferPointer? {
+        let base = buffer.baseAddress!
+        var scanned = start
+        while true {
+            if scanned < end, let found = memchr(base + scanned, 0x0A, end - scanned) {
+                let newline = found - UnsafeMutableRawPointer(base)
+                let line = UnsafeRawBufferPointer(start: base + start, count: newline - start)
+                start = newline + 1
+                if start == end {
+                    start = 0
+                    end = 0
+                }
+                return line
+            }
+            scanned = end
+            if end == buffer.count {
+                guard start > 0 else { return nil }  // line longer than the buffer
+                memmove(base, base + start, end - start)
+                end -= start
+                scanned -= start
+                start = 0
+            }
+            let count = read(fd, base + end, buffer.count - end)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            end += count
+        }
+    }
+
+    /// Whether bytes are already buffered (a line may be complete without a read).
+    var hasBuffered: Bool { end > start }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether `needle` occurs in these bytes.
+    func contains(_ needle: StaticString) -> Bool {
+        let length = needle.utf8CodeUnitCount
+        guard count >= length, length > 0, let base = baseAddress else { return false }
+        // memchr for the first byte, memcmp for the rest (memmem is not in the Glibc module).
+        let first = Int32(needle.utf8Start[0])
+        var offset = 0
+        while offset <= count - length {
+            guard let found = memchr(base + offset, first, count - length - offset + 1) else { return false }
+            if memcmp(found, needle.utf8Start, length) == 0 { return true }
+            offset = UnsafeRawPointer(found) - base + 1
+        }
+        return false
+    }
+}
