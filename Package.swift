@@ -180,7 +180,8 @@ let package = Package(
             name: "PetSpotDaemonTests",
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
-                logging,
+                "PetSpotFixHub", "PetSpotLocationMock", logging,
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import Logging
+import Metrics
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
@@ -30,6 +31,7 @@ public struct Dispatcher: Sendable {
     public let logger: Logger
     /// Where location requests are recorded (SPEC §6), when configured.
     public let audit: AuditLog?
+    private let metrics: DaemonMetrics
 
     public init(
         source: any LocationService & SourceStatusReporting,
@@ -37,8 +39,10 @@ public struct Dispatcher: Sendable {
         registry: ClientRegistry,
         logger: Logger,
         audit: AuditLog? = nil,
+        metrics: any MetricsFactory = MetricsSystem.factory,
         startedAt: ContinuousClock.Instant = .now
     ) {
+        self.metrics = DaemonMetrics(factory: metrics)
         self.source = source
         self.policy = policy
         self.registry = registry
@@ -53,6 +57,7 @@ public struct Dispatcher: Sendable {
     {
         switch inbound {
         case .failure(let error):
+            metrics.error(error)
             return DispatchOutcome(reply: RPCCodec.response(id: .null, error: error))
         case .single(let parsed):
             return await handle(parsed, session: session, send: send)
@@ -83,17 +88,20 @@ public struct Dispatcher: Sendable {
     {
         switch parsed {
         case .invalid(let id, let error):
+            metrics.error(error)
             return DispatchOutcome(reply: RPCCodec.response(id: id, error: error))
         case .response(let response):
             // Responses answer what the daemon asked (agent.prompt); they get no answer.
             await policy.received(response, connection: session.id)
             return DispatchOutcome(reply: nil)
         case .request(let request):
+            metrics.request(request.method)
             do {
                 let (result, followUp) = try await call(request, session: session, send: send)
                 guard let id = request.id else { return DispatchOutcome(reply: nil, followUp: followUp) }
                 return DispatchOutcome(reply: RPCCodec.response(id: id, result: result), followUp: followUp)
             } catch {
+                metrics.error(error)
                 guard let id = request.id else { return DispatchOutcome(reply: nil) }
                 return DispatchOutcome(reply: RPCCodec.response(id: id, error: error))
             }

@@ -1,0 +1,38 @@
+import Logging
+import MetricsTestKit
+import PetSpotDaemon
+import PetSpotFixHub
+import PetSpotJSON
+import PetSpotLocation
+import PetSpotLocationMock
+import PetSpotProtocol
+import Testing
+
+/// The dispatcher counts requests by method and error answers by code.
+@Suite("Dispatcher metrics")
+struct DispatcherMetricsTests {
+    @Test("requests are counted by method, errors by code")
+    func countsRequestsAndErrors() async throws {
+        let metrics = TestMetrics()
+        let mock = MockLocationService()
+        await mock.send(.fix(ScriptedFix(latitude: 1, longitude: 2, horizontalAccuracy: 5).makeFix()))
+        let dispatcher = Dispatcher(
+            source: mock, policy: OpenAccess(), registry: ClientRegistry(capacity: 4),
+            logger: Logger(label: "test"), metrics: metrics)
+        let session = ClientSession(id: ConnectionID(1), identity: ClientIdentity(uid: 1, gid: 1, pid: 1))
+        let send: MessageSink = { _ in }
+        func line(_ text: String) async -> DispatchOutcome {
+            await dispatcher.handle(RPCCodec.decode(line: Array(text.utf8)), session: session, send: send)
+        }
+        _ = await line(#"{"jsonrpc":"2.0","id":1,"method":"location.get"}"#)
+        _ = await line(#"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"timeout":301}}"#)
+        _ = await line(#"{"jsonrpc":"2.0","id":3,"method":"no.such"}"#)
+        _ = await line("not json")
+        #expect(try metrics.expectCounter("petspot_requests_total", [("method", "location.get")]).totalValue == 2)
+        #expect(try metrics.expectCounter("petspot_requests_total", [("method", "unknown")]).totalValue == 1)
+        #expect(try metrics.expectCounter("petspot_errors_total", [("code", "-32602")]).totalValue == 1)
+        #expect(try metrics.expectCounter("petspot_errors_total", [("code", "-32601")]).totalValue == 1)
+        #expect(try metrics.expectCounter("petspot_errors_total", [("code", "-32700")]).totalValue == 1)
+        #expect(metrics.counterTotal(label: "petspot_errors_total") == 3)
+    }
+}
