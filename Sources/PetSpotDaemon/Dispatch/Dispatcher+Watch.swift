@@ -1,16 +1,20 @@
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
+import Synchronization
 
 extension Dispatcher {
     /// `location.watch`: the subscription number, and the follow-up that
     /// streams updates until `location.unwatch`, the connection closing, the
     /// source failing, or the client losing authorization.
     ///
-    /// Authorization is judged again on every update and whenever the policy
-    /// changes (reload, reset), so a watcher that loses it gets
-    /// `location.error` even while no fix arrives; its subscription is closed
-    /// before that notification is sent.
+    /// Authorization is judged again whenever the policy changes (reload,
+    /// reset: the only events that can take it from an authorized watcher),
+    /// so a watcher that loses it gets `location.error` even while no fix
+    /// arrives; its subscription is closed before that notification is sent.
+    /// Between changes the granted accuracy is read from a per-watcher
+    /// snapshot, so a fix fans out to every watcher without a hop through
+    /// the policy actor for each one.
     func locationWatch(_ options: WatchOptions, session: ClientSession, send: @escaping MessageSink)
         async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
     {
@@ -46,6 +50,9 @@ extension Dispatcher {
             return (refusal, accuracy)
         }
 
+        /// The accuracy granted now; `nil` once authorization is gone.
+        let granted = GrantedAccuracy(accuracy)
+
         let followUp: @Sendable () async -> Void = {
             await registry.watchStarted()
             await withTaskGroup(of: Void.self) { group in
@@ -54,7 +61,9 @@ extension Dispatcher {
                 }
                 group.addTask {
                     for await _ in changes {
-                        if let error = await refusal().0 {
+                        let (error, current) = await refusal()
+                        granted.set(error == nil ? current : nil)
+                        if let error {
                             await end(error)
                             return
                         }
@@ -63,9 +72,8 @@ extension Dispatcher {
                 group.addTask {
                     do {
                         for try await fix in source.updates(options) {
-                            let (error, current) = await refusal()
-                            if let error { throw error }
-                            let update = await policy.present(fix, accuracy: current)
+                            guard let current = granted.value else { return }
+                            let update = current == .full ? fix : await policy.present(fix, accuracy: current)
                             try await send(
                                 RPCCodec.notification(
                                     method: RPCMethod.locationUpdate,
@@ -85,4 +93,16 @@ extension Dispatcher {
         }
         return (["subscription": subscription], followUp)
     }
+}
+
+/// One watcher's granted accuracy, shared by its update loop (reads) and
+/// its policy-change loop (writes); `nil` once authorization is gone.
+final class GrantedAccuracy: Sendable {
+    private let state: Mutex<AccuracyAuthorization?>
+
+    init(_ accuracy: AccuracyAuthorization) { state = Mutex(accuracy) }
+
+    var value: AccuracyAuthorization? { state.withLock { $0 } }
+
+    func set(_ accuracy: AccuracyAuthorization?) { state.withLock { $0 = accuracy } }
 }
