@@ -27,6 +27,9 @@ let package = Package(
         .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
         .library(name: "PetSpotDaemon", targets: ["PetSpotDaemon"]),
         .library(name: "PetSpotReport", targets: ["PetSpotReport"]),
+        // Also products so the fuzz targets (Fuzz/Package.swift) can import them.
+        .library(name: "PetSpotProtocol", targets: ["PetSpotProtocol"]),
+        .library(name: "PetSpotConfiguration", targets: ["PetSpotConfiguration"]),
         .executable(name: "petspot-locationd", targets: ["petspot-locationd"]),
         .executable(name: "petspot-location", targets: ["petspot-location"]),
         .executable(name: "petspot-report", targets: ["petspot-report"]),
