@@ -20,6 +20,61 @@ enum TOMLNode: Sendable {
         return convert(table)
     }
 
+    /// The first table header that toml++ (under TOMLKit) cannot be given:
+    /// one whose name starts with a character that is neither a bare-key
+    /// character nor a quote (`[é]`, `[#]`, `[[=]]`). toml++ 3 asserts on
+    /// those instead of reporting a syntax error, which aborts the process
+    /// (found by Fuzz/fuzz-config), so they are refused before parsing.
+    ///
+    /// Lines inside multi-line strings are skipped; so are lines that may
+    /// continue a multi-line array (`[` followed by `[`, `{` or `]`).
+    /// - Returns: the line (1-based) and byte column of the offending character, or `nil`.
+    static func unparsableHeader(in text: String) -> (line: Int, column: Int)? {
+        var inBasic = false  // inside """ … """
+        var inLiteral = false  // inside ''' … '''
+        for (index, line) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let bytes = Array(line)
+            if !inBasic && !inLiteral, let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+                bytes[first] == UInt8(ascii: "[")
+            {
+                var position = first + 1
+                if position < bytes.count && bytes[position] == UInt8(ascii: "[") { position += 1 }
+                while position < bytes.count && (bytes[position] == 0x20 || bytes[position] == 0x09) { position += 1 }
+                if position >= bytes.count || !mayFollowBracket(bytes[position]) { return (index + 1, position + 1) }
+            }
+            inBasic = inBasic != (occurrences(of: Array("\"\"\"".utf8), in: bytes) % 2 == 1)
+            inLiteral = inLiteral != (occurrences(of: Array("'''".utf8), in: bytes) % 2 == 1)
+        }
+        return nil
+    }
+
+    /// Whether `byte` may follow a line's opening `[`: a key's first
+    /// character (bare-key character or quote), or what continues an array.
+    private static func mayFollowBracket(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "\""),
+            UInt8(ascii: "'"), UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "]"):
+            true
+        default: false
+        }
+    }
+
+    private static func occurrences(of needle: [UInt8], in bytes: [UInt8]) -> Int {
+        guard bytes.count >= needle.count else { return 0 }
+        var count = 0
+        var position = 0
+        while position + needle.count <= bytes.count {
+            if bytes[position..<(position + needle.count)].elementsEqual(needle) {
+                count += 1
+                position += needle.count
+            } else {
+                position += 1
+            }
+        }
+        return count
+    }
+
     private static func convert(_ table: TOMLTable) -> [String: TOMLNode] {
         var result: [String: TOMLNode] = [:]
         for (key, value) in table { result[key] = convert(value) }
