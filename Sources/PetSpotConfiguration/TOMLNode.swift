@@ -26,8 +26,10 @@ enum TOMLNode: Sendable {
     /// those instead of reporting a syntax error, which aborts the process
     /// (found by Fuzz/fuzz-config), so they are refused before parsing.
     ///
-    /// Lines inside multi-line strings are skipped; so are lines that may
-    /// continue a multi-line array (`[` followed by `[`, `{` or `]`).
+    /// Lines inside multi-line strings are skipped. A multi-line array whose
+    /// continuation line starts with `[[`, `[{` or `[ [` is refused too (this
+    /// check cannot tell it from a header, and toml++ asserts on `[[[x]]`);
+    /// no configuration key takes nested arrays or inline tables.
     /// - Returns: the line (1-based) and byte column of the offending character, or `nil`.
     static func unparsableHeader(in text: String) -> (line: Int, column: Int)? {
         var inBasic = false  // inside """ … """
@@ -48,13 +50,13 @@ enum TOMLNode: Sendable {
         return nil
     }
 
-    /// Whether `byte` may follow a line's opening `[`: a key's first
-    /// character (bare-key character or quote), or what continues an array.
+    /// Whether `byte` may follow a line's opening `[` (or `[[`): a key's
+    /// first character, a bare-key character or a quote.
     private static func mayFollowBracket(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "\""),
-            UInt8(ascii: "'"), UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "]"):
+            UInt8(ascii: "'"):
             true
         default: false
         }

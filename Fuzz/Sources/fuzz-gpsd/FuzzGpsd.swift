@@ -6,10 +6,11 @@ import PetSpotLocation
 ///
 /// 1. the input as a raw gpsd line: the reader's TPV/truncation check,
 ///    libgps's JSON parser (`gps_unpack`), and the mapping to a fix. Only
-///    lines that are valid JSON get there: libgps 3.22's parser loops
-///    forever on some malformed lines (Fuzz/Findings/libgps-unpack-hang,
+///    lines that are valid JSON objects with scalar members get there:
+///    libgps 3.22's parser loops forever on some malformed lines and on
+///    objects nested where a number belongs (Fuzz/Findings/libgps-unpack-hang*,
 ///    docs/ROBUSTNESS.md), a bug in the C library that gpsd itself never
-///    triggers because it only sends valid JSON;
+///    triggers because its TPV reports are flat and valid;
 /// 2. the input's bytes as the report's raw numbers (11 doubles, two
 ///    integers, a mode), so the mapping sees every bit pattern: NaN,
 ///    infinities, subnormals, out-of-range coordinates and modes.
@@ -17,8 +18,7 @@ import PetSpotLocation
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     let now = ContinuousClock.now
-    if (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil,
-        let report = try? GpsdReport(line: bytes)
+    if isFlatJSONObject(bytes), let report = try? GpsdReport(line: bytes)
     {
         check(report.outcome(receivedAt: now))
     }
@@ -62,4 +62,10 @@ struct Reader {
     }
 
     mutating func double() -> Double { Double(bitPattern: UInt64(bitPattern: Int64(int()))) }
+}
+
+/// Whether `bytes` are one JSON object whose members are all strings, numbers, booleans or null.
+func isFlatJSONObject(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return false }
+    return object.values.allSatisfy { !($0 is [Any]) && !($0 is [String: Any]) }
 }
