@@ -30,12 +30,15 @@ enum TOMLNode: Sendable {
     /// continuation line starts with `[[`, `[{` or `[ [` is refused too (this
     /// check cannot tell it from a header, and toml++ asserts on `[[[x]]`);
     /// no configuration key takes nested arrays or inline tables.
-    /// - Returns: the line (1-based) and byte column of the offending character, or `nil`.
+    /// - Returns: the line (1-based) and byte column of the offending character
+    ///   (after a leading byte order mark), or `nil`.
     static func unparsableHeader(in text: String) -> (line: Int, column: Int)? {
         var inBasic = false  // inside """ … """
         var inLiteral = false  // inside ''' … '''
         for (index, line) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            let bytes = Array(line)
+            var bytes = Array(line)
+            // toml++ skips a UTF-8 byte order mark at the start of the document.
+            if index == 0 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
             if !inBasic && !inLiteral, let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
                 bytes[first] == UInt8(ascii: "[")
             {

@@ -9,7 +9,7 @@ import Testing
 struct MalformedTOMLTests {
     @Test(arguments: [
         "[é]", "[ é ]", "[\té]", "[[é]]", "[a]\n[é]\n", "[#]", "[=]", "[\u{7F}]", "[Ω]", "[", "[]", "[\r\n",
-        "[source]\nkind = \"static\"\r\n[ = ]\r\n", "[[[policy.rules]]\nuser = \"kiosk\"\n", "[ [x]]", "[{}]",
+        "[source]\nkind = \"static\"\r\n[ = ]\r\n", "[[[policy.rules]]\nuser = \"kiosk\"\n", "[ [x]]", "[{}]", "\u{FEFF}[ó]\nkind = \"static\"\n",
     ])
     func unparsableHeaderIsASyntaxError(text: String) {
         let found = errors(text)

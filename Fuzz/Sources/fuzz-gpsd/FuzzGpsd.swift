@@ -4,13 +4,9 @@ import PetSpotLocation
 
 /// The gpsd report path, twice per input:
 ///
-/// 1. the input as a raw gpsd line: the reader's TPV/truncation check,
-///    libgps's JSON parser (`gps_unpack`), and the mapping to a fix. Only
-///    lines that are valid JSON objects with scalar members get there:
-///    libgps 3.22's parser loops forever on some malformed lines and on
-///    objects nested where a number belongs (Fuzz/Findings/libgps-unpack-hang*,
-///    docs/ROBUSTNESS.md), a bug in the C library that gpsd itself never
-///    triggers because its TPV reports are flat and valid;
+/// 1. the input as a gpsd TPV line (re-serialized by ``canonicalTPVLine(_:)``):
+///    the reader's TPV/truncation check, libgps's JSON parser
+///    (`gps_unpack`), and the mapping to a fix;
 /// 2. the input's bytes as the report's raw numbers (11 doubles, two
 ///    integers, a mode), so the mapping sees every bit pattern: NaN,
 ///    infinities, subnormals, out-of-range coordinates and modes.
@@ -18,8 +14,7 @@ import PetSpotLocation
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     let now = ContinuousClock.now
-    if isFlatJSONObject(bytes), let report = try? GpsdReport(line: bytes)
-    {
+    if let line = canonicalTPVLine(bytes), let report = try? GpsdReport(line: line) {
         check(report.outcome(receivedAt: now))
     }
     var reader = Reader(bytes: bytes)
@@ -64,8 +59,31 @@ struct Reader {
     mutating func double() -> Double { Double(bitPattern: UInt64(bitPattern: Int64(int()))) }
 }
 
-/// Whether `bytes` are one JSON object whose members are all strings, numbers, booleans or null.
-func isFlatJSONObject(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return false }
-    return object.values.allSatisfy { !($0 is [Any]) && !($0 is [String: Any]) }
+/// The members of gpsd's TPV report (gpsd 3.22 `json_tpv_read`).
+let tpvKeys: Set<String> = [
+    "device", "mode", "status", "time", "leapseconds", "ept", "lat", "lon", "altHAE", "altMSL", "alt", "climb",
+    "datum", "depth", "epc", "epd", "eph", "eps", "ept", "epv", "epx", "epy", "geoidSep", "magtrack", "magvar",
+    "speed", "track", "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc", "sep",
+]
+
+/// The input as gpsd would write a TPV line: a JSON object with gpsd's own
+/// TPV keys and scalar values (anything the input gives them), serialized
+/// afresh with `"class":"TPV"` first; `nil` when the input is no JSON object.
+///
+/// Raw fuzz bytes are not given to libgps: its 3.22 parser loops forever on
+/// some malformed lines, on objects nested where a number belongs, and on
+/// some valid lines with unknown or repeated keys
+/// (`Fuzz/Findings/libgps-unpack-hang-*`, docs/ROBUSTNESS.md) — bugs in the
+/// C library that gpsd's own output never triggers.
+func canonicalTPVLine(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+    var members = ["\"class\":\"TPV\""]
+    for key in object.keys.sorted() where tpvKeys.contains(key) {
+        let value = object[key]!
+        guard !(value is [Any]), !(value is [String: Any]),
+            let encoded = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed])
+        else { continue }
+        members.append("\"\(key)\":" + String(decoding: encoded, as: UTF8.self))
+    }
+    return Array(("{" + members.joined(separator: ",") + "}").utf8)
 }
