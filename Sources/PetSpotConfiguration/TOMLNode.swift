@@ -26,29 +26,97 @@ enum TOMLNode: Sendable {
     /// those instead of reporting a syntax error, which aborts the process
     /// (found by Fuzz/fuzz-config), so they are refused before parsing.
     ///
-    /// Lines inside multi-line strings are skipped. A multi-line array whose
+    /// Lines inside multi-line strings are skipped (a small scanner follows
+    /// TOML's strings, escapes and comments). A multi-line array whose
     /// continuation line starts with `[[`, `[{` or `[ [` is refused too (this
     /// check cannot tell it from a header, and toml++ asserts on `[[[x]]`);
     /// no configuration key takes nested arrays or inline tables.
     /// - Returns: the line (1-based) and byte column of the offending character
     ///   (after a leading byte order mark), or `nil`.
     static func unparsableHeader(in text: String) -> (line: Int, column: Int)? {
-        var inBasic = false  // inside """ … """
-        var inLiteral = false  // inside ''' … '''
-        for (index, line) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            var bytes = Array(line)
-            // toml++ skips a UTF-8 byte order mark at the start of the document.
-            if index == 0 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-            if !inBasic && !inLiteral, let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-                bytes[first] == UInt8(ascii: "[")
-            {
-                var position = first + 1
-                if position < bytes.count && bytes[position] == UInt8(ascii: "[") { position += 1 }
+        var bytes = Array(text.utf8)
+        // toml++ skips a UTF-8 byte order mark at the start of the document.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        /// Where the scan is: outside strings, or inside one of TOML's four string kinds.
+        enum Context { case normal, basic, literal, multilineBasic, multilineLiteral }
+        let quote = UInt8(ascii: "\""), apostrophe = UInt8(ascii: "'"), newline = UInt8(ascii: "\n")
+        var context = Context.normal
+        var line = 1
+        var lineStart = 0
+        var atLineStart = true
+        var index = 0
+        func starts(_ byte: UInt8, times: Int) -> Bool {
+            index + times <= bytes.count && bytes[index..<(index + times)].allSatisfy { $0 == byte }
+        }
+        while index < bytes.count {
+            if atLineStart && context == .normal {
+                atLineStart = false
+                var position = index
                 while position < bytes.count && (bytes[position] == 0x20 || bytes[position] == 0x09) { position += 1 }
-                if position >= bytes.count || !mayFollowBracket(bytes[position]) { return (index + 1, position + 1) }
+                if position < bytes.count && bytes[position] == UInt8(ascii: "[") {
+                    position += 1
+                    if position < bytes.count && bytes[position] == UInt8(ascii: "[") { position += 1 }
+                    while position < bytes.count && (bytes[position] == 0x20 || bytes[position] == 0x09) {
+                        position += 1
+                    }
+                    if position >= bytes.count || !mayFollowBracket(bytes[position]) {
+                        return (line, position - lineStart + 1)
+                    }
+                }
             }
-            inBasic = inBasic != (occurrences(of: Array("\"\"\"".utf8), in: bytes) % 2 == 1)
-            inLiteral = inLiteral != (occurrences(of: Array("'''".utf8), in: bytes) % 2 == 1)
+            let byte = bytes[index]
+            if byte == newline {
+                line += 1
+                lineStart = index + 1
+                atLineStart = true
+                if context == .basic || context == .literal { context = .normal }  // unterminated: toml++ reports it
+                index += 1
+                continue
+            }
+            switch context {
+            case .normal:
+                if byte == UInt8(ascii: "#") {
+                    while index < bytes.count && bytes[index] != newline { index += 1 }  // comment
+                    continue
+                } else if starts(quote, times: 3) {
+                    context = .multilineBasic
+                    index += 3
+                    continue
+                } else if starts(apostrophe, times: 3) {
+                    context = .multilineLiteral
+                    index += 3
+                    continue
+                } else if byte == quote {
+                    context = .basic
+                } else if byte == apostrophe {
+                    context = .literal
+                }
+            case .basic:
+                if byte == UInt8(ascii: "\\") {
+                    index += 2
+                    continue
+                }
+                if byte == quote { context = .normal }
+            case .literal:
+                if byte == apostrophe { context = .normal }
+            case .multilineBasic:
+                if byte == UInt8(ascii: "\\") {
+                    index += 2
+                    continue
+                }
+                if starts(quote, times: 3) {
+                    context = .normal
+                    index += 3
+                    continue
+                }
+            case .multilineLiteral:
+                if starts(apostrophe, times: 3) {
+                    context = .normal
+                    index += 3
+                    continue
+                }
+            }
+            index += 1
         }
         return nil
     }
@@ -63,21 +131,6 @@ enum TOMLNode: Sendable {
             true
         default: false
         }
-    }
-
-    private static func occurrences(of needle: [UInt8], in bytes: [UInt8]) -> Int {
-        guard bytes.count >= needle.count else { return 0 }
-        var count = 0
-        var position = 0
-        while position + needle.count <= bytes.count {
-            if bytes[position..<(position + needle.count)].elementsEqual(needle) {
-                count += 1
-                position += needle.count
-            } else {
-                position += 1
-            }
-        }
-        return count
     }
 
     private static func convert(_ table: TOMLTable) -> [String: TOMLNode] {

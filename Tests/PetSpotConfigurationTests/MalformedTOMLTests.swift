@@ -9,7 +9,7 @@ import Testing
 struct MalformedTOMLTests {
     @Test(arguments: [
         "[é]", "[ é ]", "[\té]", "[[é]]", "[a]\n[é]\n", "[#]", "[=]", "[\u{7F}]", "[Ω]", "[", "[]", "[\r\n",
-        "[source]\nkind = \"static\"\r\n[ = ]\r\n", "[[[policy.rules]]\nuser = \"kiosk\"\n", "[ [x]]", "[{}]", "\u{FEFF}[ó]\nkind = \"static\"\n",
+        "[source]\nkind = \"static\"\r\n[ = ]\r\n", "[[[policy.rules]]\nuser = \"kiosk\"\n", "[ [x]]", "[{}]", "\u{FEFF}[ó]\nkind = \"static\"\n", "# a \"\"\" in a comment\n[.\n", "a = \"x\\\"\"\"\n[é]\n",
     ])
     func unparsableHeaderIsASyntaxError(text: String) {
         let found = errors(text)
@@ -26,6 +26,7 @@ struct MalformedTOMLTests {
     @Test(arguments: [
         // Lines starting with `[` that are not table headers stay valid.
         "[policy.agent]\nusers = [\n[\"root\"][0],\n]\n",
+        "[daemon]\nsocket = \"\"\"\n\\\"\"\"[é]\n\"\"\"\n",
         "[daemon]\nsocket = \"\"\"\n[é] inside a multi-line string\n\"\"\"\n",
         "[daemon]\nsocket = '''\n[#]\n'''\n",
         "[\"quoted\"]\n",
