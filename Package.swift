@@ -28,10 +28,11 @@ let package = Package(
         .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
         .library(name: "PetSpotDaemon", targets: ["PetSpotDaemon"]),
         .library(name: "PetSpotReport", targets: ["PetSpotReport"]),
-        // For the micro-benchmarks package in Benchmarks/.
+        // Also products for the micro-benchmarks (Benchmarks/) and the fuzz targets (Fuzz/).
         .library(name: "PetSpotProtocol", targets: ["PetSpotProtocol"]),
         .library(name: "PetSpotPolicy", targets: ["PetSpotPolicy"]),
         .library(name: "PetSpotJSON", targets: ["PetSpotJSON"]),
+        .library(name: "PetSpotConfiguration", targets: ["PetSpotConfiguration"]),
         .executable(name: "petspot-locationd", targets: ["petspot-locationd"]),
         .executable(name: "petspot-location", targets: ["petspot-location"]),
         .executable(name: "petspot-report", targets: ["petspot-report"]),

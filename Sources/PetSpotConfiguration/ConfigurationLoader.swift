@@ -55,6 +55,13 @@ public enum ConfigurationLoader {
     /// - Throws: ``ConfigurationErrors`` listing every problem found.
     public static func parse(text: String, baseDirectory: String? = nil) throws(ConfigurationErrors) -> DaemonConfiguration {
         let root: [String: TOMLNode]
+        if let (line, column) = TOMLNode.unparsableHeader(in: text) {
+            throw ConfigurationErrors([
+                ConfigurationError(
+                    message: "TOML syntax error: a table name must start with a letter, digit, '_', '-' or a quote",
+                    line: line, column: column)
+            ])
+        }
         do {
             root = try TOMLNode.parse(text)
         } catch let error as TOMLParseError {

@@ -126,7 +126,9 @@ public enum PhotoSniffer {
 
     private static func heicSize(_ r: ByteReader) -> (Int, Int)? {
         guard let meta = r.boxes(in: 0..<r.count).first(where: { $0.type == "meta" }) else { return nil }
-        // `meta` is a full box: 4 bytes of version and flags before its children.
+        // `meta` is a full box: 4 bytes of version and flags before its children
+        // (a body shorter than that is malformed, not an empty range to trap on).
+        guard meta.body.count >= 4 else { return nil }
         let metaChildren = (meta.body.lowerBound + 4)..<meta.body.upperBound
         guard let iprp = r.boxes(in: metaChildren).first(where: { $0.type == "iprp" }),
             let ipco = r.boxes(in: iprp.body).first(where: { $0.type == "ipco" })
@@ -136,7 +138,10 @@ public enum PhotoSniffer {
             guard let width = r.uint32BE(at: box.body.lowerBound + 4), let height = r.uint32BE(at: box.body.lowerBound + 8),
                 box.body.count >= 12
             else { continue }
-            if best.map({ $0.0 * $0.1 < width * height }) ?? true { best = (width, height) }
+            // Areas in UInt64: two 32-bit sides overflow Int's multiplication.
+            if best.map({ UInt64($0.0) * UInt64($0.1) < UInt64(width) * UInt64(height) }) ?? true {
+                best = (width, height)
+            }
         }
         return best
     }

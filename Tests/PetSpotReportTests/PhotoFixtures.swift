@@ -8,6 +8,8 @@ enum PhotoFixtures {
     static func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(v >> $0 & 0xFF) } }
     static func le32(_ v: Int) -> [UInt8] { [0, 8, 16, 24].map { UInt8(v >> $0 & 0xFF) } }
     static func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
+    /// Bytes from base64 (how libFuzzer prints a crashing input).
+    static func base64(_ text: String) -> [UInt8] { Array(Data(base64Encoded: text) ?? Data()) }
 
     /// SOI, a JFIF APP0 segment, an EXIF-like APP1 with fill bytes before it, a DHT (C4, not a frame), SOF0, EOI.
     static func jpeg(width: Int, height: Int, frameMarker: UInt8 = 0xC0) -> [UInt8] {

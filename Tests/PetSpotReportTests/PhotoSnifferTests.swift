@@ -30,6 +30,10 @@ struct PhotoSnifferTests {
         Case(name: "JPEG truncated before SOF", bytes: Array(PhotoFixtures.jpeg(width: 1, height: 1).prefix(30)), expected: nil),
         Case(name: "PNG truncated", bytes: Array(PhotoFixtures.png(width: 1, height: 1).prefix(18)), expected: nil),
         Case(name: "PNG zero width", bytes: PhotoFixtures.png(width: 0, height: 1), expected: nil),
+        // Found by Fuzz/fuzz-photo: a `meta` box whose body is shorter than its 4 version/flag bytes trapped.
+        Case(name: "HEIC meta shorter than its full-box header", bytes: PhotoFixtures.base64("AAAAGGZ0eXBvZWljAAAAAG1pZjEKAAAAAAAAAG1ldGEAAAA="), expected: nil),
+        // Found by Fuzz/fuzz-photo: comparing the areas of two 32-bit ispe sizes overflowed Int.
+        Case(name: "HEIC huge ispe sizes", bytes: PhotoFixtures.heic(sizes: [(0xFFFF_FFFF, 0xFFFF_FFFF), (0xFFFF_FFFE, 0xFFFF_FFFF)]), expected: PhotoInfo(format: .heic, width: 0xFFFF_FFFF, height: 0xFFFF_FFFF)),
         Case(name: "WEBP unknown chunk", bytes: Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPABCD\u{0}\u{0}\u{0}\u{0}".utf8), expected: nil),
     ]
 

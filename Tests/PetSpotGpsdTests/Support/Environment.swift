@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 
 /// Where the receiver captures are: `<repo>/../shared/gps-logs`.
 enum Captures {
@@ -75,12 +74,32 @@ actor Gate {
     }
 }
 
-/// A value shared between test threads, behind a `Mutex`.
+/// A value shared between test threads, behind a lock.
 final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
+    private let box: LockedBox<Value>
+    init(_ value: Value) { box = LockedBox(value) }
     var value: Value {
-        get { mutex.withLock { $0 } }
-        set { mutex.withLock { $0 = newValue } }
+        get { box.withLock { $0 } }
+        set { box.withLock { $0 = newValue } }
+    }
+}
+
+/// A value behind an `NSLock` (a pthread mutex).
+///
+/// Not `Synchronization.Mutex`: on Linux its waits go through futex calls
+/// that ThreadSanitizer does not model, and `scripts/sanitize thread`
+/// reported an access race between two `withLock` bodies of the same Mutex
+/// (LineServer's state). TSan intercepts pthread mutexes.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with the value, under the lock.
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }

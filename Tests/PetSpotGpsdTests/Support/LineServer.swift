@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 
 /// A tiny TCP server on 127.0.0.1 (kernel-chosen port) for tests: the fake
 /// gpsd and the NMEA feed that real gpsd reads. Each connection runs
@@ -58,7 +57,7 @@ final class LineServer: Sendable {
     /// The listening port.
     let port: Int
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = LockedBox(State())
 
     /// Starts listening.
     init(handler: @escaping @Sendable (Connection) -> Void) throws {

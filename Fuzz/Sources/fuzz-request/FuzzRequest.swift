@@ -1,0 +1,51 @@
+import Dispatch
+import Logging
+import PetSpotDaemon
+import PetSpotLocation
+import PetSpotProtocol
+import PetSpotStaticSource
+
+/// The daemon's request path without the socket: every `\n`-separated line
+/// of the input is decoded by ``RPCCodec/decode(line:)`` (lines over the
+/// daemon's limit are cut there, as the frame decoder would refuse them),
+/// handled by the real ``Dispatcher`` over a static source with open access,
+/// and its answer encoded back to a line. Watch follow-ups are not run (they
+/// stream until the connection closes); the subscription bookkeeping is.
+let dispatcher = Dispatcher(
+    source: StaticLocationService(
+        position: try! StaticPosition(latitude: 52.52, longitude: 13.405, horizontalAccuracy: 25, altitude: 34)),
+    policy: OpenAccess(),
+    registry: ClientRegistry(capacity: 64),
+    logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
+)
+
+/// Holds the lines across the detached task (the input buffer is only valid during the call).
+final class Lines: @unchecked Sendable {
+    let lines: [[UInt8]]
+    init(_ lines: [[UInt8]]) { self.lines = lines }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    let lines = Lines(
+        bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map {
+            Array($0.prefix(RPCCodec.maximumLineLength))
+        })
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        let session = ClientSession(
+            id: ConnectionID(1), identity: ClientIdentity(uid: 1000, gid: 1000, pid: 4242, user: "fuzz"))
+        for line in lines.lines {
+            let inbound = RPCCodec.decode(line: line)
+            let outcome = await dispatcher.handle(inbound, session: session) { message in
+                _ = RPCCodec.line(message)
+            }
+            if let reply = outcome.reply { _ = RPCCodec.line(reply) }
+        }
+        await session.close()
+        done.signal()
+    }
+    done.wait()
+    return 0
+}
