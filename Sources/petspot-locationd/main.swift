@@ -6,8 +6,11 @@ import NIOPosix
 // socket to its answer without a thread switch between NIO's threads and
 // the concurrency pool (on 2 cores those switches cost more than the work).
 // Must happen before the first task is enqueued, hence main.swift rather
-// than `@main`. Nothing in the daemon blocks a task (the gpsd reader has
-// its own thread), which is what this requires.
+// than `@main`. This requires tasks not to block: the gpsd reader has its
+// own thread; two short blocking calls remain on tasks and so on an event
+// loop: the user-database lookups when a client connects (slow only with a
+// network NSS such as LDAP) and the fsync of a remembered decision. Moving
+// them to NIOThreadPool is the known next step.
 _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 // Parse as `@main` would, then run the daemon. `serve()` is called by name:
 // a bare `run()` on the parsed command could resolve to ParsableCommand's
