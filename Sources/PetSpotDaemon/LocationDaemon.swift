@@ -1,4 +1,5 @@
 import Logging
+import NIOPosix
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotSystemd
@@ -58,8 +59,12 @@ public struct LocationDaemon: Sendable {
     public func services(onReady: @escaping @Sendable () -> Void = {}, hangups: UnixSignalsSequence? = nil)
         -> [any Service]
     {
+        // A streaming source's fixes reach watchers loop by loop (WatchFanOut).
+        let fanOut = source.hub.map { hub in
+            WatchFanOut(group: MultiThreadedEventLoopGroup.singleton) { hub.subscribe(WatchOptions()) }
+        }
         let dispatcher = Dispatcher(
-            source: source.service, policy: policy, registry: registry, logger: logger, audit: audit)
+            source: source.service, policy: policy, registry: registry, logger: logger, audit: audit, fanOut: fanOut)
         let notifier = systemd.notifier
         let logger = self.logger
         let announce: @Sendable () -> Void = {
@@ -80,6 +85,7 @@ public struct LocationDaemon: Sendable {
         if let producer = source.producer, let hub = source.hub {
             services.append(ProducerService(producer: producer, hub: hub))
         }
+        if let fanOut { services.append(fanOut) }
         if let watchdog = systemd.watchdog, notifier.isEnabled {
             services.append(WatchdogService(notifier: notifier, schedule: watchdog))
         }

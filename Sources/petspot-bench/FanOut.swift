@@ -20,6 +20,10 @@ struct FanOutResult: Sendable {
     var spread: Latencies
     /// Daemon RSS with every watcher subscribed, KiB.
     var residentKiB: Int?
+    /// Daemon CPU time (user + system) per delivered update while tracking,
+    /// in µs: what one watcher costs per fix, less sensitive to a noisy
+    /// machine than the latencies.
+    var cpuPerUpdate: Double?
 }
 
 /// `watchers` connections each with a `location.watch` subscription, read by
@@ -90,6 +94,7 @@ struct FanOut {
             }
         }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
+        let ticksBefore = daemon.cpuTicks
         var tracked: [Int64: Tracking] = [:]
         var completed: [(emitted: Int64, first: Int64, last: Int64)] = []
         let deadline = Sockets.monotonicNanos() + UInt64(Double(fixes) * 0.3e9) + 10_000_000_000
@@ -135,13 +140,19 @@ struct FanOut {
                 if !data.isEmpty { connection.pending.append(contentsOf: data) }
             }
         }
+        let ticksAfter = daemon.cpuTicks
+        var cpuPerUpdate: Double?
+        if let ticksBefore, let ticksAfter, !completed.isEmpty {
+            let seconds = Double(ticksAfter - ticksBefore) / Double(ManagedProcess.ticksPerSecond)
+            cpuPerUpdate = seconds * 1e6 / Double(completed.count * watchers)
+        }
         let lastComplete = completed.map(\.emitted).max() ?? 0
         let incomplete = tracked.keys.filter { $0 < lastComplete }.count
         return FanOutResult(
             watchers: watchers, complete: completed.count, incomplete: incomplete,
             toLast: Latencies(microseconds: completed.map { Double($0.last - $0.emitted) / 1000 }),
             spread: Latencies(microseconds: completed.map { Double($0.last - $0.first) / 1000 }),
-            residentKiB: resident)
+            residentKiB: resident, cpuPerUpdate: cpuPerUpdate)
     }
 
     /// The fix's `"timestamp"` in a notification line, as nanoseconds since 1970.

@@ -51,6 +51,9 @@ struct Report {
             out += "\(Self.milli(fanOut.toLast.percentile(0.5))) | \(Self.milli(fanOut.toLast.percentile(0.99))) | "
             out += "\(Self.milli(fanOut.toLast.percentile(1))) | \(Self.milli(fanOut.spread.percentile(0.5))) | "
             out += "\(Self.milli(fanOut.spread.percentile(0.99))) |\n"
+            if let cpu = fanOut.cpuPerUpdate {
+                out += String(format: "\nDaemon CPU (user + system) per delivered update: %.2f µs.\n", cpu)
+            }
             out += "\nEmission is the fix's `timestamp` (wall clock when the simulated source made it, "
             out += "rounded down to the millisecond), so emission→last over-states by up to 1 ms.\n"
         }

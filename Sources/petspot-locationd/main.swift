@@ -1,24 +1,36 @@
 import ArgumentParser
+import Dispatch
 import NIOCore
 import NIOPosix
 
-// Swift Concurrency runs on NIO's event loops: a request then goes from the
-// socket to its answer without a thread switch between NIO's threads and
-// the concurrency pool (on 2 cores those switches cost more than the work).
-// Must happen before the first task is enqueued, hence main.swift rather
-// than `@main`. This requires tasks not to block: the gpsd reader has its
-// own thread; two short blocking calls remain on tasks and so on an event
-// loop: the user-database lookups when a client connects (slow only with a
-// network NSS such as LDAP) and the fsync of a remembered decision. Moving
-// them to NIOThreadPool is the known next step.
+// Each client's requests run on its socket's event loop through a task
+// executor preference (SocketServer, EventLoopTaskExecutor), which actors
+// it calls follow (SE-0417): a request goes from the socket to its answer
+// without a thread switch. Beyond that, NIO's event loops are installed as
+// the global executor where the runtime allows it: with a dynamically
+// linked runtime (debug builds, tests). A statically linked runtime
+// (release, `make deb`) keeps the hook NIO needs local, so the global pool
+// stays Dispatch's there; only unstructured work (the sources' producers)
+// runs on it. This must happen before the first task is enqueued, hence
+// main.swift without a top-level `await` (which would make this an async
+// main whose task is enqueued first). Tasks must not block: the gpsd reader
+// has its own thread; two short blocking calls remain on tasks: the
+// user-database lookups when a client connects (slow only with a network
+// NSS such as LDAP) and the fsync of a remembered decision.
 _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-// Parse as `@main` would, then run the daemon. `serve()` is called by name:
-// a bare `run()` on the parsed command could resolve to ParsableCommand's
-// synchronous default, which only prints the help.
+// Parse as `@main` would, then run the daemon in a task; the main thread parks.
 do {
     let command = try LocationDaemonCommand.parseAsRoot()
     if let daemon = command as? LocationDaemonCommand {
-        try await daemon.serve()
+        Task {
+            do {
+                try await daemon.serve()
+                LocationDaemonCommand.exit()
+            } catch {
+                LocationDaemonCommand.exit(withError: error)
+            }
+        }
+        dispatchMain()
     } else {
         var other = command
         try other.run()  // --help, --version

@@ -167,6 +167,18 @@ struct FakeAgent {
         #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .denied)
     }
 
+    @Test func endedWatchersAreForgottenAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let engine = Self.engine(Policy(prompt: .allow), directory)
+        var live = await engine.authorizationChanges().makeAsyncIterator()
+        // Streams dropped at once, as ended watchers drop theirs.
+        for _ in 0..<200 { _ = await engine.authorizationChanges() }
+        #expect(engine.authorizationObserverCount == 1)
+        try await engine.reset(uid: 1000, by: Self.root)
+        #expect(await live.next() != nil)
+    }
+
     @Test func reducedAccuracyFollowsTheConfiguredGrid() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

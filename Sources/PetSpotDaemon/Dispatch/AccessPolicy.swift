@@ -14,8 +14,8 @@ public protocol AccessPolicy: Sendable {
     func request(
         for client: ClientIdentity, connection: ConnectionID, accuracy: AccuracyAuthorization
     ) async throws(LocationError) -> AuthorizationState
-    /// Transforms a fix for a client with the given accuracy (reduced accuracy snapping).
-    func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) async -> LocationFix
+    /// How fixes are shown to a client granted `accuracy` (reduced accuracy snapping).
+    func presentation(for accuracy: AccuracyAuthorization) async -> FixPresentation
     /// `authorization.reset`: forgets the decision remembered for `uid`.
     /// - Throws: `forbidden` unless `client` is an administrator.
     func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError)
@@ -31,6 +31,13 @@ public protocol AccessPolicy: Sendable {
     /// A stream that yields whenever authorizations may have changed for
     /// clients already connected (reload, reset); watchers re-check on it.
     func authorizationChanges() async -> AsyncStream<Void>
+}
+
+extension AccessPolicy {
+    /// `fix` as a client granted `accuracy` may see it.
+    public func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) async -> LocationFix {
+        await presentation(for: accuracy).apply(fix)
+    }
 }
 
 /// Identifies one accepted connection for its lifetime.
@@ -55,7 +62,7 @@ public struct OpenAccess: AccessPolicy {
         await status(for: client, connection: connection)
     }
 
-    public func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) async -> LocationFix { fix }
+    public func presentation(for accuracy: AccuracyAuthorization) async -> FixPresentation { .full }
 
     /// Nobody administers an open daemon: always `forbidden`.
     public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) { throw .forbidden }

@@ -6,6 +6,9 @@ import PetSpotLocation
 public actor ClientSession {
     public nonisolated let id: ConnectionID
     public nonisolated let identity: ClientIdentity
+    /// Where ``WatchFanOut`` writes this connection's updates; `nil` when
+    /// the transport has none (updates then go through the message sink).
+    public nonisolated let updateOutlet: LoopBoundOutlet?
     private let maxSubscriptions: Int
     private let maxInFlight: Int
     private var nextSubscription = 0
@@ -13,8 +16,12 @@ public actor ClientSession {
     private var inFlight = 0
     private var closed = false
 
-    public init(id: ConnectionID, identity: ClientIdentity, maxSubscriptions: Int = 32, maxInFlight: Int = 64) {
+    public init(
+        id: ConnectionID, identity: ClientIdentity, maxSubscriptions: Int = 32, maxInFlight: Int = 64,
+        updateOutlet: LoopBoundOutlet? = nil
+    ) {
         self.id = id
+        self.updateOutlet = updateOutlet
         self.identity = identity
         self.maxSubscriptions = maxSubscriptions
         self.maxInFlight = maxInFlight

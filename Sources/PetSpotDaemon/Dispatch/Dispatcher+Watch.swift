@@ -15,9 +15,16 @@ extension Dispatcher {
     /// Between changes the granted accuracy is read from a per-watcher
     /// snapshot, so a fix fans out to every watcher without a hop through
     /// the policy actor for each one.
-    func locationWatch(_ options: WatchOptions, session: ClientSession, send: @escaping MessageSink)
-        async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
-    {
+    ///
+    /// Fixes of a streaming source reach the watcher through ``fanOut`` (one
+    /// job per event loop per fix, straight to the connection's
+    /// ``UpdateOutlet``); otherwise, or when the transport has no outlet, the
+    /// watcher has its own subscription to ``source`` and each line goes
+    /// through `sendUpdate`.
+    func locationWatch(
+        _ options: WatchOptions, session: ClientSession, send: @escaping MessageSink,
+        sendUpdate: @escaping UpdateSink
+    ) async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?) {
         let method = RPCMethod.locationWatch.rawValue
         let accuracy = try await authorizedAccuracy(session, method: method)
         guard let (number, stop) = await session.openSubscription() else {
@@ -30,6 +37,8 @@ extension Dispatcher {
         let policy = self.policy
         let registry = self.registry
         let audit = self.audit
+        // Fixes come through the fan-out when the connection can take them on its loop.
+        let fanOut = session.updateOutlet.flatMap { self.fanOut?.serves($0.eventLoop) == true ? self.fanOut : nil }
         let subscription = JSONValue.number(Double(number))
 
         /// Ends the subscription with `error`, once (whoever closes it tells the client).
@@ -40,54 +49,66 @@ extension Dispatcher {
                     method: RPCMethod.locationError,
                     params: ["subscription": subscription, "error": RPCCodec.encode(RPCError(error))]))
         }
-        /// The refusal for the client's authorization now, recorded; `nil` while authorized.
-        let refusal: @Sendable () async -> (LocationError?, AccuracyAuthorization) = {
+        /// The refusal for the client's authorization now, recorded; else how it may see fixes now.
+        let refusal: @Sendable () async -> Result<FixPresentation, LocationError> = {
             let state = await policy.status(for: session.identity, connection: session.id)
-            guard let refusal = LocationError(refusing: state.status) else { return (nil, state.accuracy ?? accuracy) }
+            guard let refusal = LocationError(refusing: state.status) else {
+                return .success(await policy.presentation(for: state.accuracy ?? accuracy))
+            }
             await audit?.record(
                 AuditRecord(
                     method: "location.watchEnded", state: state, client: session.identity, reason: refusal.reason))
-            return (refusal, accuracy)
+            return .failure(refusal)
         }
 
-        /// The accuracy granted now; `nil` once authorization is gone.
-        let granted = GrantedAccuracy(accuracy)
+        /// How fixes are shown now; `nil` once authorization is gone.
+        let granted = GrantedPresentation(await policy.presentation(for: accuracy))
 
+        let key = WatchFanOut.Key(connection: session.id, subscription: number)
+        /// Ends fan-out delivery, undelivered line included (before any `location.error`).
+        let leaveFanOut: @Sendable () -> Void = {
+            if let fanOut, let outlet = session.updateOutlet { fanOut.remove(key, outlet: outlet) }
+        }
         let followUp: @Sendable () async -> Void = {
             await registry.watchStarted()
+            if let fanOut, let outlet = session.updateOutlet {
+                fanOut.add(key, options: options, presentation: granted, outlet: outlet)
+            }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await _ in stop {}
                 }
                 group.addTask {
                     for await _ in changes {
-                        let (error, current) = await refusal()
-                        granted.set(error == nil ? current : nil)
-                        if let error {
+                        switch await refusal() {
+                        case .success(let presentation):
+                            granted.set(presentation)
+                        case .failure(let error):
+                            granted.set(nil)
+                            leaveFanOut()
                             await end(error)
                             return
                         }
                     }
                 }
-                group.addTask {
-                    do {
-                        for try await fix in source.updates(options) {
-                            guard let current = granted.value else { return }
-                            let update = current == .full ? fix : await policy.present(fix, accuracy: current)
-                            try await send(
-                                RPCCodec.notification(
-                                    method: RPCMethod.locationUpdate,
-                                    params: ["subscription": subscription, "fix": WireCoding.encode(update)]))
+                if fanOut == nil {
+                    group.addTask {
+                        do {
+                            for try await fix in source.updates(options) {
+                                guard let presentation = granted.value else { return }
+                                try await sendUpdate(UpdateNotification(fix: presentation.apply(fix)), number)
+                            }
+                        } catch let error as LocationError {
+                            await end(error)
+                        } catch {
+                            // The connection is gone; nothing to tell.
                         }
-                    } catch let error as LocationError {
-                        await end(error)
-                    } catch {
-                        // The connection is gone; nothing to tell.
                     }
                 }
                 await group.next()
                 group.cancelAll()
             }
+            leaveFanOut()
             await session.closeSubscription(number)
             await registry.watchEnded()
         }
@@ -95,14 +116,14 @@ extension Dispatcher {
     }
 }
 
-/// One watcher's granted accuracy, shared by its update loop (reads) and
+/// How one watcher may see fixes, shared by its update loop (reads) and
 /// its policy-change loop (writes); `nil` once authorization is gone.
-final class GrantedAccuracy: Sendable {
-    private let state: Mutex<AccuracyAuthorization?>
+final class GrantedPresentation: Sendable {
+    private let state: Mutex<FixPresentation?>
 
-    init(_ accuracy: AccuracyAuthorization) { state = Mutex(accuracy) }
+    init(_ presentation: FixPresentation) { state = Mutex(presentation) }
 
-    var value: AccuracyAuthorization? { state.withLock { $0 } }
+    var value: FixPresentation? { state.withLock { $0 } }
 
-    func set(_ accuracy: AccuracyAuthorization?) { state.withLock { $0 = accuracy } }
+    func set(_ presentation: FixPresentation?) { state.withLock { $0 = presentation } }
 }

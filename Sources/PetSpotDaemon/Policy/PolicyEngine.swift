@@ -3,6 +3,7 @@ import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
 import PetSpotProtocol
+import Synchronization
 
 /// The daemon's ``AccessPolicy``: the configured ``Policy`` (swapped on
 /// reload), decisions remembered per uid in the state directory, allow-once
@@ -30,7 +31,15 @@ public actor PolicyEngine: AccessPolicy {
     private var agent: Agent?
     private var pending: [Int: Pending] = [:]
     private var nextPrompt = 0
-    private var observers: [AsyncStream<Void>.Continuation] = []
+    /// Watchers waiting for authorization changes. Behind a lock rather
+    /// than the actor so an ended watcher's stream removes itself at once
+    /// (its termination handler is synchronous): no wake-ups to prune them.
+    private nonisolated let observers = Mutex<Observers>(Observers())
+
+    private struct Observers {
+        var nextID: UInt64 = 0
+        var byID: [UInt64: AsyncStream<Void>.Continuation] = [:]
+    }
     private let audit: AuditLog?
     private let logger: Logger
 
@@ -128,8 +137,8 @@ public actor PolicyEngine: AccessPolicy {
         return state
     }
 
-    public func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) -> LocationFix {
-        accuracy == .reduced ? ReducedAccuracy.reduce(fix, cellMeters: policy.reducedAccuracyMeters) : fix
+    public func presentation(for accuracy: AccuracyAuthorization) -> FixPresentation {
+        accuracy == .reduced ? .reduced(cellMeters: policy.reducedAccuracyMeters) : .full
     }
 
     public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) {
@@ -198,20 +207,27 @@ public actor PolicyEngine: AccessPolicy {
     }
 
     public func authorizationChanges() -> AsyncStream<Void> {
-        // Ended watchers are forgotten at the next wake-up; bound them with a
-        // harmless extra wake-up (live watchers just re-check) now and then.
-        if observers.count >= 64 { notifyChanged() }
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        observers.append(continuation)
+        let id = observers.withLock { observers in
+            observers.nextID &+= 1
+            observers.byID[observers.nextID] = continuation
+            return observers.nextID
+        }
+        continuation.onTermination = { [weak self] _ in self?.forgetObserver(id) }
         return stream
     }
 
-    /// Wakes every watcher to re-check its authorization; forgets watchers that ended.
+    private nonisolated func forgetObserver(_ id: UInt64) {
+        _ = observers.withLock { $0.byID.removeValue(forKey: id) }
+    }
+
+    /// Watchers subscribed to ``authorizationChanges()`` and not ended.
+    public nonisolated var authorizationObserverCount: Int { observers.withLock { $0.byID.count } }
+
+    /// Wakes every watcher to re-check its authorization.
     private func notifyChanged() {
-        observers.removeAll { continuation in
-            if case .terminated = continuation.yield(()) { return true }
-            return false
-        }
+        let continuations = observers.withLock { Array($0.byID.values) }
+        for continuation in continuations { continuation.yield(()) }
     }
 
     // MARK: Prompting

@@ -23,6 +23,8 @@ public final class SocketServer: Service {
     struct Accepted: Sendable {
         var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         var credentials: PeerCredentials
+        /// Where the fan-out writes its updates.
+        var updateOutlet: LoopBoundOutlet
         /// Its place in ``SocketServer/accepted`` until a task takes it over.
         var ticket: UInt64
     }
@@ -63,16 +65,20 @@ public final class SocketServer: Service {
         self.onReady = onReady
     }
 
-    /// Sets up an accepted connection: its peer credentials, then the line
-    /// decoder (bounded), wrapped for async use.
+    /// Sets up an accepted connection: its peer credentials, the update
+    /// writer, then the line decoder (bounded), wrapped for async use.
     static func accept(_ channel: any Channel, holding registry: AcceptedConnections) -> EventLoopFuture<Accepted> {
         PeerCredentials.read(from: channel).flatMapThrowing { credentials in
+            let updates = UpdateWriter()
+            try channel.pipeline.syncOperations.addHandler(updates)
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
             let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                 wrappingChannelSynchronously: channel,
                 configuration: .init(isOutboundHalfClosureEnabled: true))
-            return Accepted(channel: wrapped, credentials: credentials, ticket: registry.hold(wrapped))
+            return Accepted(
+                channel: wrapped, credentials: credentials,
+                updateOutlet: LoopBoundOutlet(updates, eventLoop: channel.eventLoop), ticket: registry.hold(wrapped))
         }
     }
 
@@ -161,7 +167,7 @@ public final class SocketServer: Service {
         logger[metadataKey: "client"] = "uid=\(identity.uid) pid=\(identity.pid) conn=\(connectionID)"
         let session = ClientSession(
             id: connectionID, identity: identity, maxSubscriptions: settings.maxSubscriptionsPerClient,
-            maxInFlight: settings.maxRequestsInFlight)
+            maxInFlight: settings.maxRequestsInFlight, updateOutlet: accepted.updateOutlet)
         logger.debug("connected")
         do {
             let channel = accepted.channel.channel
@@ -169,11 +175,19 @@ public final class SocketServer: Service {
                 let send: MessageSink = { message in
                     try await outbound.write(ByteBuffer(string: RPCCodec.line(message)))
                 }
+                // Updates are spliced from bytes shared by every watcher of the fix.
+                let allocator = channel.allocator
+                let sendUpdate: UpdateSink = { notification, subscription in
+                    var line = allocator.buffer(capacity: notification.maximumLineLength)
+                    notification.write(subscription: subscription) { line.writeBytes($0) }
+                    try await outbound.write(line)
+                }
                 // On shutdown every connection closes, watchers and waiting
                 // requests included: writes then fail instead of waiting, and
                 // the read loop cancels what is still in flight.
                 await withGracefulShutdownHandler {
-                    await self.readRequests(inbound, session: session, send: send, channel: channel, logger: logger)
+                    await self.readRequests(
+                        inbound, session: session, send: send, sendUpdate: sendUpdate, channel: channel, logger: logger)
                 } onGracefulShutdown: {
                     channel.close(promise: nil)
                 }
@@ -194,7 +208,7 @@ public final class SocketServer: Service {
     /// vanished) and requests still waiting are cancelled at once.
     func readRequests(
         _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, session: ClientSession, send: @escaping MessageSink,
-        channel: any Channel, logger: Logger
+        sendUpdate: @escaping UpdateSink, channel: any Channel, logger: Logger
     ) async {
         await withDiscardingTaskGroup { requests in
             do {
@@ -209,7 +223,8 @@ public final class SocketServer: Service {
                     }
                     let inboundMessage = RPCCodec.decode(line: line.readableBytesView)
                     requests.addTask {
-                        let outcome = await self.dispatcher.handle(inboundMessage, session: session, send: send)
+                        let outcome = await self.dispatcher.handle(
+                            inboundMessage, session: session, send: send, sendUpdate: sendUpdate)
                         await session.endRequest()
                         if let reply = outcome.reply {
                             guard (try? await send(reply)) != nil else { return }

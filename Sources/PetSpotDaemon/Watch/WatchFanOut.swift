@@ -1,0 +1,127 @@
+import NIOCore
+import PetSpotLocation
+import PetSpotProtocol
+import ServiceLifecycle
+
+/// Fans a streaming source's fixes out to every watcher: one job per event
+/// loop per fix, which serializes the fix once per presentation and writes
+/// each of its watchers' lines straight to their connections.
+///
+/// The obvious design, a task per watcher awaiting its own stream, costs a
+/// task wake-up, a cross-thread hop and an async write per watcher per fix;
+/// with a thousand watchers that was ~15 µs each and ~20 ms from fix to
+/// last delivery (docs/PERFORMANCE.md). Here each loop's watchers live in a
+/// table only that loop touches (no locks), keyed by connection and
+/// subscription, and a fix reaches them in one pass.
+///
+/// Per-watcher rules are the same as a hub subscription's:
+/// ``WatchOptions/shouldDeliver(_:after:)`` decides, the watcher's granted
+/// presentation (full or snapped) shapes the fix, and its connection's
+/// ``UpdateOutlet`` keeps only the newest line while the client is not reading.
+public final class WatchFanOut: Service, Sendable {
+    /// One watch: its connection and subscription number.
+    public struct Key: Hashable, Sendable {
+        public var connection: ConnectionID
+        public var subscription: Int
+
+        public init(connection: ConnectionID, subscription: Int) {
+            self.connection = connection
+            self.subscription = subscription
+        }
+    }
+
+    private let fixes: @Sendable () -> AsyncThrowingStream<LocationFix, any Error>
+    private let tables: [(loop: any EventLoop, table: NIOLoopBoundBox<LoopTable>)]
+
+    /// Creates the fan-out for the loops of `group`.
+    /// - Parameter fixes: subscribes to every fix of the source, unfiltered
+    ///   (e.g. `{ hub.subscribe(WatchOptions()) }`); called once by ``run()``.
+    public init(group: any EventLoopGroup, fixes: @escaping @Sendable () -> AsyncThrowingStream<LocationFix, any Error>) {
+        self.fixes = fixes
+        self.tables = group.makeIterator().map { loop in
+            (loop, NIOLoopBoundBox.makeBoxSendingValue(LoopTable(), as: LoopTable.self, eventLoop: loop))
+        }
+    }
+
+    /// Delivers fixes until the source ends or a graceful shutdown begins.
+    public func run() async throws {
+        for try await fix in fixes().cancelOnGracefulShutdown() {
+            publish(fix)
+        }
+    }
+
+    /// Hands `fix` to every loop's watchers.
+    func publish(_ fix: LocationFix) {
+        for (loop, table) in tables {
+            loop.execute { table.value.deliver(fix) }
+        }
+    }
+
+    /// Whether watchers whose connections run on `loop` can be served here.
+    public func serves(_ loop: any EventLoop) -> Bool { table(for: loop) != nil }
+
+    /// Starts delivering to a watcher (from its loop's next job on).
+    /// - Returns: `false` when its outlet's loop is not one of this fan-out's.
+    @discardableResult
+    func add(_ key: Key, options: WatchOptions, presentation: GrantedPresentation, outlet: LoopBoundOutlet) -> Bool {
+        guard let table = table(for: outlet.eventLoop) else { return false }
+        outlet.eventLoop.execute {
+            table.value.watchers[key] = LoopTable.Watcher(
+                options: options, presentation: presentation, outlet: outlet.value, subscription: key.subscription)
+        }
+        return true
+    }
+
+    /// Stops delivering to a watcher and drops its undelivered line.
+    func remove(_ key: Key, outlet: LoopBoundOutlet) {
+        guard let table = table(for: outlet.eventLoop) else { return }
+        outlet.eventLoop.execute {
+            table.value.watchers.removeValue(forKey: key)?.outlet.discard(subscription: key.subscription)
+        }
+    }
+
+    private func table(for loop: any EventLoop) -> NIOLoopBoundBox<LoopTable>? {
+        tables.first { $0.loop === loop }?.table
+    }
+}
+
+/// The watchers of one event loop; used only on that loop.
+final class LoopTable {
+    /// One watcher (a reference, so delivery updates it without copying the table).
+    final class Watcher {
+        let options: WatchOptions
+        var lastDelivered: LocationFix?
+        let presentation: GrantedPresentation
+        let outlet: any UpdateOutlet
+        let subscription: Int
+
+        init(options: WatchOptions, presentation: GrantedPresentation, outlet: any UpdateOutlet, subscription: Int) {
+            self.options = options
+            self.presentation = presentation
+            self.outlet = outlet
+            self.subscription = subscription
+        }
+    }
+
+    var watchers: [WatchFanOut.Key: Watcher] = [:]
+
+    /// Writes `fix` to every watcher whose options take it, serialized once per presentation.
+    func deliver(_ fix: LocationFix) {
+        guard !watchers.isEmpty else { return }
+        var encoded: [FixPresentation: UpdateNotification] = [:]
+        for watcher in watchers.values {
+            guard watcher.options.shouldDeliver(fix, after: watcher.lastDelivered),
+                let presentation = watcher.presentation.value
+            else { continue }
+            watcher.lastDelivered = fix
+            let notification: UpdateNotification
+            if let known = encoded[presentation] {
+                notification = known
+            } else {
+                notification = UpdateNotification(fix: presentation.apply(fix))
+                encoded[presentation] = notification
+            }
+            watcher.outlet.write(notification, subscription: watcher.subscription)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import PetSpotJSON
+import PetSpotLocation
+
+/// One fix's `location.update` notification, serialized once and shared by
+/// every watcher it goes to.
+///
+/// Watchers' lines for one fix differ only in two numbers: the fix's `age`
+/// (measured when each line is written) and the subscription number. The
+/// rest is kept as three byte runs, and ``write(subscription:at:into:)``
+/// splices the two numbers in, so fanning a fix out to a thousand watchers
+/// costs one JSON serialization, not a thousand.
+///
+/// The bytes are exactly those of
+/// `RPCCodec.line(RPCCodec.notification(method: "location.update", params: ["fix": …, "subscription": n]))`:
+/// the serializer sorts keys, and the fix's `accuracy` and `age` (always
+/// present) sort before every other fix key, `fix` before `subscription`.
+public struct UpdateNotification: Sendable {
+    /// The fix as it goes out (after any reduced-accuracy snapping).
+    public let fix: LocationFix
+    /// Up to and including `"age":`.
+    private let head: [UInt8]
+    /// From the comma after the age up to and including `"subscription":`.
+    private let middle: [UInt8]
+    private static let tail: [UInt8] = Array("}}\n".utf8)
+
+    /// Serializes `fix` (everything but its age).
+    public init(fix: LocationFix) {
+        self.fix = fix
+        guard case .object(var members) = WireCoding.encode(fix) else { preconditionFailure("a fix is an object") }
+        members["accuracy"] = nil
+        members["age"] = nil
+        var head: [UInt8] = Array(#"{"jsonrpc":"2.0","method":"location.update","params":{"fix":{"accuracy":"#.utf8)
+        JSONValue.string(fix.accuracy.rawValue).write(utf8: &head)
+        head.append(contentsOf: #","age":"#.utf8)
+        // The remaining members, sorted, after the age: `{"altitude":…}` becomes `,"altitude":…}`.
+        var middle: [UInt8] = []
+        middle.reserveCapacity(256)
+        JSONValue.object(members).write(utf8: &middle)
+        middle[0] = UInt8(ascii: ",")
+        middle.append(contentsOf: #","subscription":"#.utf8)
+        self.head = head
+        self.middle = middle
+    }
+
+    /// An upper bound of one line's length, for sizing a buffer.
+    public var maximumLineLength: Int { head.count + middle.count + Self.tail.count + 48 }
+
+    /// Appends the line (newline included) for `subscription`, with the
+    /// fix's age measured at `now`, through `append` (called four times with
+    /// consecutive pieces, so the caller can write straight into its own buffer).
+    public func write(
+        subscription: Int, at now: ContinuousClock.Instant = .now,
+        into append: (UnsafeRawBufferPointer) -> Void
+    ) {
+        head.withUnsafeBytes(append)
+        var age = JSONValue.format((fix.age(at: now) * 1000).rounded() / 1000)
+        age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        middle.withUnsafeBytes(append)
+        var number = String(subscription)
+        number.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        Self.tail.withUnsafeBytes(append)
+    }
+
+    /// The line for `subscription` as bytes.
+    public func line(subscription: Int, at now: ContinuousClock.Instant = .now) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(maximumLineLength)
+        write(subscription: subscription, at: now) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// The notification as a message, for sinks that take messages.
+    public func message(subscription: Int, at now: ContinuousClock.Instant = .now) -> JSONValue {
+        RPCCodec.notification(
+            method: RPCMethod.locationUpdate,
+            params: ["subscription": .number(Double(subscription)), "fix": WireCoding.encode(fix, at: now)])
+    }
+}

@@ -1,0 +1,89 @@
+import NIOCore
+import NIOEmbedded
+import PetSpotLocation
+import PetSpotPolicy
+import PetSpotProtocol
+import Testing
+
+@testable import PetSpotDaemon
+
+/// The fan-out applies each watcher's options and granted presentation,
+/// once per fix, on the watcher's own loop.
+@Suite struct WatchFanOutTests {
+    /// Records what the fan-out writes.
+    final class RecordingOutlet: UpdateOutlet {
+        var lines: [(subscription: Int, fix: LocationFix)] = []
+        var discarded: [Int] = []
+        func write(_ notification: UpdateNotification, subscription: Int) {
+            lines.append((subscription, notification.fix))
+        }
+        func discard(subscription: Int) { discarded.append(subscription) }
+    }
+
+    static let start = ContinuousClock.now
+
+    static func fix(_ latitude: Double, after seconds: Int) -> LocationFix {
+        LocationFix(
+            coordinate: Coordinate(latitude: latitude, longitude: 21.0122), horizontalAccuracy: 5, mode: .twoD,
+            source: .gpsd, receivedAt: start + .seconds(seconds))
+    }
+
+    static func key(_ subscription: Int) -> WatchFanOut.Key {
+        WatchFanOut.Key(connection: ConnectionID(1), subscription: subscription)
+    }
+
+    @Test func eachWatcherGetsWhatItsOptionsAndGrantAllow() throws {
+        let loop = EmbeddedEventLoop()
+        let fanOut = WatchFanOut(group: loop) { AsyncThrowingStream { $0.finish() } }
+        let outlet = RecordingOutlet()
+        let bound = LoopBoundOutlet(outlet, eventLoop: loop)
+        let reduced = GrantedPresentation(.reduced(cellMeters: 3000))
+        let revoked = GrantedPresentation(.full)
+        #expect(fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound))
+        #expect(fanOut.add(Self.key(2), options: WatchOptions(), presentation: reduced, outlet: bound))
+        #expect(
+            fanOut.add(
+                Self.key(3), options: WatchOptions(distanceFilter: 1000), presentation: GrantedPresentation(.full),
+                outlet: bound))
+        #expect(fanOut.add(Self.key(4), options: WatchOptions(), presentation: revoked, outlet: bound))
+        loop.run()
+
+        revoked.set(nil)
+        fanOut.publish(Self.fix(52.2297, after: 0))
+        fanOut.publish(Self.fix(52.2298, after: 1))  // ~11 m on: under watcher 3's distance filter
+        loop.run()
+
+        let bySubscription = Dictionary(grouping: outlet.lines, by: \.subscription)
+        #expect(bySubscription[1]?.map(\.fix.coordinate.latitude) == [52.2297, 52.2298])
+        #expect(bySubscription[3]?.map(\.fix.coordinate.latitude) == [52.2297])
+        #expect(bySubscription[4] == nil)
+        let snapped = try #require(bySubscription[2]).map(\.fix)
+        #expect(snapped.count == 2)
+        #expect(snapped[0] == ReducedAccuracy.reduce(Self.fix(52.2297, after: 0), cellMeters: 3000))
+        #expect(snapped.allSatisfy { $0.accuracy == .reduced && ($0.horizontalAccuracy ?? 0) >= 3000 })
+    }
+
+    @Test func aRemovedWatcherGetsNothingMoreAndLosesItsHeldLine() throws {
+        let loop = EmbeddedEventLoop()
+        let fanOut = WatchFanOut(group: loop) { AsyncThrowingStream { $0.finish() } }
+        let outlet = RecordingOutlet()
+        let bound = LoopBoundOutlet(outlet, eventLoop: loop)
+        fanOut.add(Self.key(5), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound)
+        fanOut.publish(Self.fix(1, after: 0))
+        fanOut.remove(Self.key(5), outlet: bound)
+        fanOut.publish(Self.fix(2, after: 1))
+        loop.run()
+        #expect(outlet.lines.map(\.fix.coordinate.latitude) == [1])
+        #expect(outlet.discarded == [5])
+    }
+
+    @Test func aLoopOutsideTheGroupIsNotServed() throws {
+        let loop = EmbeddedEventLoop()
+        let other = EmbeddedEventLoop()
+        let fanOut = WatchFanOut(group: loop) { AsyncThrowingStream { $0.finish() } }
+        #expect(fanOut.serves(loop))
+        #expect(!fanOut.serves(other))
+        let outlet = LoopBoundOutlet(RecordingOutlet(), eventLoop: other)
+        #expect(!fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: outlet))
+    }
+}

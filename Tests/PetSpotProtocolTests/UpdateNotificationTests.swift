@@ -1,0 +1,44 @@
+import PetSpotJSON
+import PetSpotLocation
+import PetSpotProtocol
+import Testing
+
+@Suite("location.update lines spliced from one serialization")
+struct UpdateNotificationTests {
+    static let now = ContinuousClock.now
+
+    static let fixes: [LocationFix] = [
+        LocationFix(
+            coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122), mode: .twoD, source: .static,
+            receivedAt: now),
+        LocationFix(
+            coordinate: Coordinate(latitude: -37.8136, longitude: 144.9631), altitude: 31.5, horizontalAccuracy: 4.2,
+            verticalAccuracy: 7, speed: 1.25, course: 271.5,
+            timestamp: UTCTimestamp(iso8601: "2026-11-22T05:00:00.125Z"), mode: .threeD, source: .gpsd,
+            receivedAt: now - .milliseconds(1500), accuracy: .reduced),
+        LocationFix(
+            coordinate: Coordinate(latitude: -90, longitude: 180), speed: 0, mode: .twoD, source: .simulated,
+            receivedAt: now - .seconds(86_400 * 3)),
+    ]
+
+    @Test("bytes equal the message serialized whole", arguments: fixes, [1, 7, 32, 123_456])
+    func matchesTheSerializer(fix: LocationFix, subscription: Int) throws {
+        let notification = UpdateNotification(fix: fix)
+        let spliced = notification.line(subscription: subscription, at: Self.now)
+        let whole = RPCCodec.line(
+            RPCCodec.notification(
+                method: "location.update",
+                params: ["subscription": .number(Double(subscription)), "fix": WireCoding.encode(fix, at: Self.now)]))
+        #expect(String(decoding: spliced, as: UTF8.self) == whole)
+        #expect(notification.maximumLineLength >= spliced.count)
+        #expect(notification.message(subscription: subscription, at: Self.now) == (try JSONValue.parse(bytes: whole.utf8.dropLast())))
+    }
+
+    @Test func theAgeIsMeasuredWhenEachLineIsWritten() throws {
+        let fix = Self.fixes[0]
+        let notification = UpdateNotification(fix: fix)
+        let later = String(decoding: notification.line(subscription: 1, at: Self.now + .milliseconds(2250)), as: UTF8.self)
+        #expect(later.contains(#""age":2.25,"#))
+        #expect(later.hasSuffix(#","subscription":1}}"# + "\n"))
+    }
+}
