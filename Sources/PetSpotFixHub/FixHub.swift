@@ -245,12 +245,19 @@ public actor FixHub {
                 waiters[id]?.best = LocationRequest.better(waiter.best, fix)
             }
         }
-        watchers.withLock { watchers in
+        // Yielded after the lock is released: a yield resumes the consumer's
+        // task (taking its status lock) while a consumer being cancelled
+        // holds that lock and waits for this one in `removeWatcher`.
+        // Yielding under the lock deadlocked the two (seen at shutdown).
+        let due = watchers.withLock { watchers in
+            var due: [AsyncThrowingStream<LocationFix, any Error>.Continuation] = []
             for (id, watcher) in watchers.byID where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
                 watchers.byID[id]?.lastDelivered = fix
-                watcher.continuation.yield(fix)
+                due.append(watcher.continuation)
             }
+            return due
         }
+        for continuation in due { continuation.yield(fix) }
     }
 
     private func failWaitersOnOutage() {

@@ -1,5 +1,4 @@
 import CLibGPS
-import Foundation
 import Glibc
 import PetSpotLocation
 import Synchronization
@@ -39,13 +38,11 @@ enum GpsdReader {
     static func start(_ configuration: GpsdConfiguration) -> (AsyncStream<ReaderEvent>, StopFlag) {
         let (events, continuation) = AsyncStream<ReaderEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let stop = StopFlag()
-        let thread = Thread {
+        ReaderThread.start(name: "petspot-gpsd") {
             let reason = session(configuration, stop: stop) { continuation.yield($0) }
             continuation.yield(.ended(reason))
             continuation.finish()
         }
-        thread.name = "petspot-gpsd"
-        thread.start()
         return (events, stop)
     }
 

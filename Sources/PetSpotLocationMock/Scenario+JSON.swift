@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotJSON
 import PetSpotLocation
 
@@ -19,11 +23,9 @@ extension Scenario {
     /// Loads a scenario file.
     /// - Throws: ``ScenarioError`` naming the file or the offending JSON member.
     public static func load(contentsOf path: String) throws(ScenarioError) -> Scenario {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ScenarioError("cannot read scenario file \(path): \(error.localizedDescription)")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"
+            throw ScenarioError("cannot read scenario file \(path): \(reason)")
         }
         guard data.count <= maximumFileSize else {
             throw ScenarioError("scenario file \(path) is larger than \(maximumFileSize) bytes")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotLocation
 
 /// A script for the simulated source and the mock: fixes, no-fix periods,

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import PetSpotConfiguration
 import PetSpotLocation
 import PetSpotLocationMock
@@ -38,7 +47,10 @@ enum DemoConfiguration {
 
     static func make() throws(ConfigurationErrors) -> DaemonConfiguration {
         var configuration = try ConfigurationLoader.parse(text: toml)
-        let stateDirectory = NSTemporaryDirectory() + "petspot-demo-\(getuid())"
+        var temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
+        if temporary.isEmpty { temporary = "/tmp" }
+        if !temporary.hasSuffix("/") { temporary += "/" }
+        let stateDirectory = temporary + "petspot-demo-\(getuid())"
         configuration.daemon.socket = socketPath
         configuration.daemon.stateDirectory = stateDirectory
         configuration.daemon.auditLog = stateDirectory + "/audit.jsonl"

@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import PetSpotConfiguration
 import PetSpotDaemon
@@ -69,7 +78,7 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         do {
             configuration = demo ? try DemoConfiguration.make() : try ConfigurationLoader.load(path: config)
         } catch {
-            FileHandle.standardError.write(Data("petspot-locationd: invalid configuration\n\(error.description)\n".utf8))
+            StandardError.write("petspot-locationd: invalid configuration\n\(error.description)\n")
             throw ExitCode(1)
         }
         if let socket { configuration.daemon.socket = socket }
@@ -141,5 +150,22 @@ extension ServerSettings {
         self.init(
             socketPath: daemon.socket, socketMode: daemon.socketMode, socketGroup: daemon.socketGroup,
             maxClients: daemon.maxClients)
+    }
+}
+
+/// Writes to file descriptor 2, unbuffered (no Foundation `FileHandle`:
+/// the daemon links only FoundationEssentials).
+enum StandardError {
+    static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
     }
 }

@@ -117,3 +117,45 @@ import Testing
         #expect(await service.sourceStatus().fixes == 1)
     }
 }
+
+/// Watchers ending while fixes are delivered: the hub must not hold its
+/// watcher lock while it wakes a consumer, or a consumer being cancelled
+/// (holding its task's status lock, wanting the hub's lock to unsubscribe)
+/// and a delivery (holding the hub's lock, wanting that task's status lock)
+/// deadlock. This happened at daemon shutdown. With the lock held across
+/// the yields this test deadlocked every run (checked); as the deadlock can
+/// take both pool threads, the time limit may not fire: a regression shows
+/// as this test hanging.
+@Suite(.timeLimit(.minutes(1))) struct FixHubCancellationRaceTests {
+    @Test func cancellingWatchersWhileFixesArriveNeverDeadlocks() async throws {
+        let hub = FixHub(kind: .gpsd)
+        // Fixes keep arriving for the whole test.
+        let producer = Task {
+            var index = 0
+            while !Task.isCancelled {
+                index += 1
+                await hub.receive(.fix(makeFix(latitude: Double(index % 80))))
+            }
+        }
+        defer { producer.cancel() }
+        for _ in 0..<300 {
+            // Each consumer reports its first fix, so all are mid-stream when cancelled.
+            let (started, ready) = AsyncStream<Void>.makeStream()
+            let consumers = (0..<8).map { _ in
+                let stream = hub.subscribe(WatchOptions())
+                return Task {
+                    var first = true
+                    for try await _ in stream where first {
+                        first = false
+                        ready.yield()
+                    }
+                }
+            }
+            var iterator = started.makeAsyncIterator()
+            for _ in consumers { _ = await iterator.next() }
+            for consumer in consumers { consumer.cancel() }
+            for consumer in consumers { _ = try? await consumer.value }
+        }
+        #expect(hub.watcherCount == 0)
+    }
+}

@@ -50,6 +50,10 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func wait(timeout: Double) -> Int32? {
         if exited.wait(timeout: .now() + timeout) == .timedOut {
+            // A hang is a bug to diagnose: say where every thread was.
+            if let stacks = Self.stacks(of: process.processIdentifier) {
+                print("ChildProcess: \(process.executableURL?.lastPathComponent ?? "?") still running after \(timeout) s; threads:\n\(stacks)")
+            }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return nil
@@ -74,6 +78,21 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// What the child wrote to stderr so far (all of it once it exited).
     public func errors() -> String { stderrCollector.text(final: !process.isRunning) }
+
+    /// Every thread's backtrace of `pid` (gdb, when installed), bounded in time.
+    public static func stacks(of pid: Int32) -> String? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return nil }
+        let gdb = Process()
+        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        gdb.arguments = ["20", "/usr/bin/gdb", "-p", String(pid), "-batch", "-ex", "thread apply all bt"]
+        let output = Pipe()
+        gdb.standardOutput = output
+        gdb.standardError = FileHandle.nullDevice
+        guard (try? gdb.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        gdb.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
 
     /// Kills the child if it still runs.
     public func terminate() {

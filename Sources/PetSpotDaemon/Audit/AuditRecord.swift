@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotLocation
 
 /// One line of the audit log (SPEC §6): who asked what, and what was granted.

@@ -79,6 +79,25 @@ enum AtomicFile {
         }
     }
 
+    /// Reads at most `limit` bytes of `path` (more means the file is larger).
+    static func read(_ path: String, atMost limit: Int) throws(Failure) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Failure(step: "open", path: path, code: errno) }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var filled = 0
+        while filled < limit {
+            let count = bytes[filled...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(step: "read", path: path, code: errno)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        return Array(bytes[..<filled])
+    }
+
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(Failure) {
         var offset = 0
         while offset < bytes.count {

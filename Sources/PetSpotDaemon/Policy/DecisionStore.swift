@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import PetSpotLocation
 import PetSpotPolicy
@@ -64,9 +68,7 @@ struct DecisionStore {
     static func load(path: String, logger: Logger) -> [UInt32: RememberedDecision] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
         do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            let data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+            let data = Data(try AtomicFile.read(path, atMost: maximumFileSize + 1))
             guard data.count <= maximumFileSize else {
                 throw CocoaError(.fileReadTooLarge)
             }

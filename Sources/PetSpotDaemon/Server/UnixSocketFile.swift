@@ -3,7 +3,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Preparing and cleaning up the socket file: refuse to steal a live
 /// daemon's socket, remove a stale one, create the parent directory, and
@@ -27,7 +31,7 @@ enum UnixSocketFile {
 
     /// Makes `path` free for binding.
     static func prepare(_ path: String) throws(Failure) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             if mkdir(directory, 0o755) != 0, errno != EEXIST {
                 throw .system("cannot create \(directory)", errno)
