@@ -67,7 +67,7 @@ let package = Package(
         ),
         .target(
             name: "PetSpotGpsd",
-            dependencies: ["PetSpotLocation", "PetSpotFixHub", "CLibGPS", logging],
+            dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "CLibGPS", logging],
             swiftSettings: swiftSettings
         ),
 

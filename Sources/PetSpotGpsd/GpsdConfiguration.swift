@@ -7,7 +7,7 @@
 /// - `device` (`String?`, none): only TPV reports from this device path count;
 ///   an empty string means no filter.
 /// - `silence_timeout` (``silenceTimeout``, `Duration`, 10 s): a connected gpsd that
-///   sends nothing for this long is treated as down.
+///   sends no complete line (of any content) for this long is treated as down.
 ///
 /// Two tuning values are not configuration keys: ``initialReconnectDelay``
 /// (250 ms, the first backoff step) and ``pollInterval`` (250 ms, how long the
@@ -21,7 +21,7 @@ public struct GpsdConfiguration: Sendable, Hashable {
     public var reconnectMax: Duration
     /// Only reports from this device path are used; `nil` takes every device.
     public var device: String?
-    /// A connected gpsd silent for this long is treated as down.
+    /// A connected gpsd that sends no complete line for this long is treated as down.
     public var silenceTimeout: Duration
     /// The first reconnect delay; each failed attempt doubles it up to ``reconnectMax``.
     public var initialReconnectDelay: Duration

@@ -2,7 +2,7 @@ import Logging
 import PetSpotFixHub
 import PetSpotLocation
 
-/// Feeds a ``FixHub`` from gpsd through libgps.
+/// Feeds a ``FixHub`` from gpsd, with libgps as the TPV decoder.
 ///
 /// `run(reportingTo:)` connects, asks gpsd to stream JSON
 /// (`WATCH_ENABLE | WATCH_JSON`) and turns every TPV report into a
@@ -13,7 +13,10 @@ import PetSpotLocation
 ///   and counts what it drops);
 /// - a mode 0/1 TPV → `.noFix`;
 /// - a TPV with NaN or out-of-range coordinates, another device's TPV (with
-///   ``GpsdConfiguration/device`` set), or a truncated line → `.rejected`;
+///   ``GpsdConfiguration/device`` set), a line that is not strict JSON
+///   (truncated, duplicate member names, …), a TPV member of the wrong type,
+///   or a line over 8192 bytes → `.rejected` (each logged at debug level);
+/// - other classes (VERSION, DEVICES, WATCH, SKY, …) → nothing;
 /// - a failed connection attempt, a closed connection, or a gpsd silent for
 ///   ``GpsdConfiguration/silenceTimeout`` → `.disconnected`, then a reconnect
 ///   after a capped exponential backoff (from
@@ -22,8 +25,10 @@ import PetSpotLocation
 ///
 /// Fixes carry `receivedAt: .now` (monotonic receipt time), so a receiver
 /// clock that is 1024 weeks off or steps backwards never makes a fix look
-/// fresh or stale. libgps runs on a dedicated thread per connection, never
-/// on the cooperative pool; cancelling the calling task stops it within one
+/// fresh or stale. Each connection has a dedicated reader thread
+/// (``GpsdReader``), never the cooperative pool: it reads and checks the
+/// lines itself and uses libgps to connect and to decode checked TPVs.
+/// Cancelling the calling task stops it within one
 /// ``GpsdConfiguration/pollInterval`` and closes the socket before `run` returns.
 public struct GpsdFixProducer: FixProducer {
     /// Always `.gpsd`.

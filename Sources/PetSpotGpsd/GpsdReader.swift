@@ -5,11 +5,12 @@ import Synchronization
 
 /// What the reader thread tells the async side.
 enum ReaderEvent: Sendable {
-    /// gpsd sent its first complete line on this connection.
+    /// gpsd sent its first complete line (of any content) on this connection.
     case alive
     /// A TPV report, decoded by libgps.
     case report(GpsdReport)
-    /// A line that was not usable (truncated JSON, …).
+    /// A line that was not usable (not strict JSON, a TPV member of the
+    /// wrong type, over 8192 bytes, …), with the reason.
     case malformed(String)
     /// The session is over (connection failed, closed, silent, or stopped);
     /// always the last event.
@@ -25,13 +26,24 @@ final class StopFlag: Sendable {
 
 /// One gpsd connection on a dedicated thread.
 ///
-/// libgps is blocking C (`gps_open` connects synchronously, `gps_read`
-/// reads a socket), so it never runs on Swift's cooperative pool. The
-/// thread waits for data with `gps_waiting` for at most
-/// ``GpsdConfiguration/pollInterval`` at a time, so a stop request or the
-/// silence watchdog is noticed within one interval. Every path ends with
-/// `gps_close` and frees the `gps_data_t`, then finishes the stream, so
-/// a finished stream means the session's socket is closed.
+/// libgps connects (`gps_open`, blocking), sends the WATCH command
+/// (`gps_stream`) and closes (`gps_close`); in between the thread reads the
+/// socket itself, never through `gps_read`: it waits in `poll` for at most
+/// ``GpsdConfiguration/pollInterval`` at a time (so a stop request or the
+/// silence watchdog is noticed within one interval, and an idle connection
+/// costs no CPU), reads what is there without blocking, splits it into
+/// lines of at most 8192 bytes (``GpsdLineBuffer``), and gives each line to
+/// ``GpsdReport/init(line:)``, which checks it with our strict JSON parser
+/// and hands libgps's `gps_unpack` only a canonical TPV. libgps 3.22's
+/// parser loops forever on some lines a peer could send
+/// (docs/ROBUSTNESS.md); it never sees them.
+///
+/// Every complete line, whatever it holds, counts as gpsd talking: the
+/// first one makes the session alive, and the silence watchdog ends a
+/// session after ``GpsdConfiguration/silenceTimeout`` without one (bytes
+/// that never end a line do not count). Every path ends with `gps_close`
+/// and frees the `gps_data_t`, then finishes the stream, so a finished
+/// stream means the session's socket is closed.
 enum GpsdReader {
     /// Starts a session thread.
     /// - Returns: the session's events and the flag that stops it.
@@ -67,99 +79,53 @@ enum GpsdReader {
             return "gpsd at \(endpoint) did not accept the WATCH command"
         }
 
-        let waitMicroseconds = Int32(clamping: Int64(configuration.pollInterval.seconds * 1e6))
-        var message = [CChar](repeating: 0, count: 16_384)
+        let waitMilliseconds = Int32(clamping: max(1, Int64(configuration.pollInterval.seconds * 1000)))
+        var lines = GpsdLineBuffer()
+        let maximumLength = lines.maximumLength
+        var buffer = [UInt8](repeating: 0, count: 16_384)
         var lastLine = ContinuousClock.now
         var spoke = false
-        var partialLine = false
 
         while !stop.isStopped {
-            // With a partial line buffered, gps_waiting answers true at once;
-            // then wait on the socket itself so a stalled gpsd does not spin us.
-            let ready = partialLine ? poll(fd, microseconds: waitMicroseconds) : gps_waiting(data, waitMicroseconds)
-            if !ready {
-                if ContinuousClock.now - lastLine > configuration.silenceTimeout {
-                    return "gpsd at \(endpoint) sent nothing for \(configuration.silenceTimeout) (silence timeout)"
+            if ContinuousClock.now - lastLine > configuration.silenceTimeout {
+                return "gpsd at \(endpoint) sent no complete line for \(configuration.silenceTimeout) (silence timeout)"
+            }
+            guard waitForInput(fd, milliseconds: waitMilliseconds) else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return "gpsd at \(endpoint) closed the connection" }
+            if count < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                return "reading from gpsd at \(endpoint) failed: \(String(cString: strerror(errno)))"
+            }
+            buffer.withUnsafeBytes { bytes in
+                lines.append(UnsafeRawBufferPointer(rebasing: bytes[..<count])) { piece in
+                    lastLine = .now
+                    if !spoke {
+                        spoke = true
+                        emit(.alive)
+                    }
+                    switch piece {
+                    case .line(let line):
+                        do throws(GpsdReport.LineProblem) {
+                            emit(.report(try GpsdReport(line: line)))
+                        } catch {
+                            switch error {
+                            case .notTPV: break  // VERSION, DEVICES, WATCH, SKY, …: the source only needs TPV.
+                            case .rejected(let reason): emit(.malformed(reason))
+                            }
+                        }
+                    case .overlong(let length):
+                        emit(.malformed("a line of \(length) bytes, over \(maximumLength), discarded"))
+                    }
                 }
-                continue
-            }
-            message[0] = 0
-            let status = petspot_gps_read_message(data, &message, Int32(message.count))
-            if status < 0 { return "gpsd at \(endpoint) closed the connection" }
-            if status == 0 {
-                partialLine = true
-                if ContinuousClock.now - lastLine > configuration.silenceTimeout {
-                    return "gpsd at \(endpoint) sent nothing for \(configuration.silenceTimeout) (silence timeout)"
-                }
-                continue
-            }
-            partialLine = false
-            lastLine = .now
-            if !spoke {
-                spoke = true
-                emit(.alive)
-            }
-            switch LineKind(message) {
-            case .tpv: emit(.report(GpsdReport(data)))
-            case .truncatedTPV: emit(.malformed("truncated TPV report"))
-            case .other: break
             }
         }
         return "stopped"
     }
 
-    /// Waits until `fd` is readable or the time is up.
-    private static func poll(_ fd: Int32, microseconds: Int32) -> Bool {
+    /// Waits until `fd` is readable, closed or failed, or the time is up.
+    private static func waitForInput(_ fd: Int32, milliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return Glibc.poll(&descriptor, 1, max(1, microseconds / 1000)) > 0
-    }
-}
-
-/// The class of a raw gpsd line, as far as the source cares.
-enum LineKind: Equatable {
-    case tpv
-    /// A TPV line that does not end with `}`: libgps parsed what it could,
-    /// so its fields cannot be trusted.
-    case truncatedTPV
-    case other
-
-    init(_ line: [CChar]) {
-        let bytes = line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        self.init(bytes: bytes)
-    }
-
-    init(bytes: some Collection<UInt8>) {
-        guard bytes.starts(with: Array(#"{"class":"TPV""#.utf8)) else {
-            self = .other
-            return
-        }
-        let last = bytes.reversed().first { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: " ") }
-        self = last == UInt8(ascii: "}") ? .tpv : .truncatedTPV
-    }
-}
-
-extension GpsdReport {
-    /// Copies the fix fields and the device path of libgps's last TPV.
-    init(_ data: UnsafePointer<gps_data_t>) {
-        let fix = data.pointee.fix
-        self.init(
-            mode: Int(fix.mode),
-            latitude: fix.latitude,
-            longitude: fix.longitude,
-            altitudeHAE: fix.altHAE,
-            altitudeMSL: fix.altMSL,
-            geoidSeparation: fix.geoid_sep,
-            eph: fix.eph,
-            epx: fix.epx,
-            epy: fix.epy,
-            epv: fix.epv,
-            speed: fix.speed,
-            track: fix.track,
-            timeSeconds: Int(fix.time.tv_sec),
-            timeNanoseconds: Int(fix.time.tv_nsec),
-            device: withUnsafeBytes(of: data.pointee.dev.path) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
-        )
+        return poll(&descriptor, 1, milliseconds) > 0
     }
 }

@@ -1,4 +1,5 @@
 import CLibGPS
+import PetSpotJSON
 
 #if canImport(Glibc)
     import Glibc
@@ -7,38 +8,148 @@ import CLibGPS
 #endif
 
 extension GpsdReport {
-    /// Why a raw gpsd line gave no report.
+    /// Why a gpsd line gave no report.
     public enum LineProblem: Error, Sendable, Equatable {
-        /// Another class than TPV (VERSION, DEVICES, SKY, …): ignored by the source.
+        /// Valid JSON of another class than TPV (VERSION, DEVICES, WATCH, SKY,
+        /// ERROR, …): the source does not need it and skips it.
         case notTPV
-        /// A TPV line that does not end with `}`: libgps would parse what it
-        /// could, so its fields cannot be trusted (the reader counts it as malformed).
-        case truncated
+        /// Not usable, with the reason: not strict JSON (truncated, duplicate
+        /// member names, …), no `class`, or a TPV with a member of the wrong
+        /// type or too long for libgps. The reader counts it as rejected.
+        case rejected(String)
     }
 
-    /// Decodes one raw gpsd JSON line the way the reader does: the same
-    /// ``LineKind`` check, then libgps's own JSON parser (`gps_unpack`) into a
-    /// fresh `gps_data_t`, then the same copy into a report.
+    /// Decodes one raw gpsd line the way the reader does: our strict JSON
+    /// parser first, then libgps's own parser (`gps_unpack`) on a canonical
+    /// re-serialization of the TPV (``canonicalTPV(_:)``), then the copy out
+    /// of `gps_data_t` into a report.
     ///
-    /// The reader gets its lines from `gps_read`, which runs `gps_unpack`
-    /// itself; this entry point exists so tests and the fuzz target can feed
-    /// lines without a socket.
-    /// - Parameter line: the line's bytes, without or with its trailing newline.
-    /// - Throws: ``LineProblem`` when the line is not a complete TPV report.
+    /// libgps never sees the raw line: its 3.22 parser loops forever on some
+    /// lines (docs/ROBUSTNESS.md).
+    /// - Parameter line: the line's bytes, without or with its trailing `\r\n`.
+    /// - Throws: ``LineProblem`` when the line is not a usable TPV report.
     public init(line: some Collection<UInt8>) throws(LineProblem) {
-        switch LineKind(bytes: line) {
-        case .other: throw .notTPV
-        case .truncatedTPV: throw .truncated
-        case .tpv: break
-        }
-        // gps_unpack wants a mutable NUL-terminated C string; a NUL inside the
-        // line simply ends it early, as it would in libgps's own buffer.
-        var text = line.map { CChar(bitPattern: $0) }
+        let canonical = try Self.canonicalTPV(line)
+        // gps_unpack wants a mutable NUL-terminated C string.
+        var text = canonical.map { CChar(bitPattern: $0) }
         text.append(0)
         let data = UnsafeMutablePointer<gps_data_t>.allocate(capacity: 1)
         defer { data.deallocate() }
         memset(data, 0, MemoryLayout<gps_data_t>.size)
         _ = gps_unpack(&text, data)
         self.init(UnsafePointer(data))
+    }
+
+    /// The JSON type libgps 3.22 reads a TPV member as.
+    enum MemberType {
+        /// `t_real`: any finite number.
+        case real
+        /// `t_integer`: a whole number in `Int32`'s range (libgps would truncate anything else).
+        case integer
+        /// `t_string` / `t_time`: a string of at most `bytes` UTF-8 bytes
+        /// (libgps fails on longer ones, its buffer being one byte larger).
+        case string(bytes: Int)
+    }
+
+    /// The members of libgps 3.22's TPV (`json_tpv_read` in `libgps_json.c`,
+    /// checked against libgps28 3.22 itself), `class` aside.
+    static let tpvMembers: [String: MemberType] = {
+        var members: [String: MemberType] = [
+            "device": .string(bytes: 127),  // dev.path[GPS_PATH_MAX]
+            "datum": .string(bytes: 39),  // fix.datum[40]
+            "time": .string(bytes: 511),  // JSON_VAL_MAX
+            "mode": .integer, "status": .integer, "leapseconds": .integer, "dgpsSta": .integer,
+        ]
+        let reals = [
+            "alt", "altHAE", "altMSL", "climb", "depth", "dgpsAge", "ecefpAcc", "ecefvAcc", "ecefvx", "ecefvy",
+            "ecefvz", "ecefx", "ecefy", "ecefz", "epc", "epd", "eph", "eps", "ept", "epv", "epx", "epy", "geoidSep",
+            "lat", "lon", "magtrack", "magvar", "relD", "relE", "relN", "sep", "speed", "track", "velD", "velE",
+            "velN", "wanglem", "wangler", "wanglet", "wspeedr", "wspeedt",
+        ]
+        for name in reals { members[name] = .real }
+        return members
+    }()
+
+    /// The TPV line libgps is given: `{"class":"TPV",…}` with only the
+    /// members libgps 3.22 knows (``tpvMembers``), each a scalar of the type
+    /// libgps reads it as, serialized afresh (compact, sorted, strings with
+    /// only `"`, `\` and control characters escaped, as gpsd writes them).
+    ///
+    /// The line must be one strict JSON object (RFC 8259, no duplicate member
+    /// names, see `PetSpotJSON`) with a string `class`. Members libgps does
+    /// not know are dropped (a newer gpsd adds some); a known member of the
+    /// wrong type or length rejects the line. libgps parses such a line to
+    /// its end without error, which is what keeps it out of the 3.22 loop.
+    /// - Throws: ``LineProblem/notTPV`` for valid JSON of another class,
+    ///   ``LineProblem/rejected(_:)`` otherwise.
+    static func canonicalTPV(_ line: some Collection<UInt8>) throws(LineProblem) -> [UInt8] {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(bytes: line)
+        } catch {
+            throw .rejected("not JSON: \(error)")
+        }
+        guard case .object(let members) = value else { throw .rejected("not a JSON object") }
+        guard case .string(let name)? = members["class"] else { throw .rejected("no class") }
+        guard name == "TPV" else { throw .notTPV }
+
+        var output = Array(#"{"class":"TPV""#.utf8)
+        for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+            guard let type = tpvMembers[key] else { continue }
+            switch (type, member) {
+            case (.real, .number): break
+            case (.integer, .number(let number)):
+                guard number == number.rounded(.towardZero), Double(Int32.min) <= number, number <= Double(Int32.max)
+                else { throw .rejected("TPV member \(key) must be a whole number, not \(JSONValue.format(number))") }
+            case (.string(let limit), .string(let text)):
+                guard text.utf8.count <= limit else {
+                    throw .rejected("TPV member \(key) is longer than \(limit) bytes")
+                }
+            default:
+                throw .rejected("TPV member \(key) must be \(type.jsonName), not \(member.typeName)")
+            }
+            output.append(UInt8(ascii: ","))
+            JSONValue.string(key).write(utf8: &output)
+            output.append(UInt8(ascii: ":"))
+            member.write(utf8: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+}
+
+extension GpsdReport.MemberType {
+    /// The JSON type, for messages.
+    var jsonName: String {
+        switch self {
+        case .real, .integer: "a number"
+        case .string: "a string"
+        }
+    }
+}
+
+extension GpsdReport {
+    /// Copies the fix fields and the device path of libgps's last TPV.
+    init(_ data: UnsafePointer<gps_data_t>) {
+        let fix = data.pointee.fix
+        self.init(
+            mode: Int(fix.mode),
+            latitude: fix.latitude,
+            longitude: fix.longitude,
+            altitudeHAE: fix.altHAE,
+            altitudeMSL: fix.altMSL,
+            geoidSeparation: fix.geoid_sep,
+            eph: fix.eph,
+            epx: fix.epx,
+            epy: fix.epy,
+            epv: fix.epv,
+            speed: fix.speed,
+            track: fix.track,
+            timeSeconds: Int(fix.time.tv_sec),
+            timeNanoseconds: Int(fix.time.tv_nsec),
+            device: withUnsafeBytes(of: data.pointee.dev.path) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+        )
     }
 }

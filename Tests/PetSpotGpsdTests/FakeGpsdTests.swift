@@ -172,6 +172,92 @@ struct FakeGpsdTests {
         }
     }
 
+    /// Each input that hung libgps 3.22's parser, sent as a gpsd line: the
+    /// reader rejects it and the next TPV still gives a fix.
+    @Test(arguments: [
+        "regression-libgps-unpack-hang-malformed", "regression-libgps-unpack-hang-nested",
+        "regression-libgps-unpack-hang-unknown-keys",
+    ])
+    func libgpsHangInputDoesNotStopTheSource(name: String) async throws {
+        let hang = try GpsdRegressions.bytes(name)
+        let server = try LineServer { connection in
+            for line in GpsdJSON.greeting where !connection.sendLine(line) { return }
+            guard connection.send(bytes: hang + Array("\r\n".utf8)) else { return }
+            connection.sendLine(GpsdJSON.tpv(#""mode":3,"lat":48.5,"lon":-2.25"#))
+            _ = connection.idle(for: nil)
+        }
+        defer { server.stop() }
+        try await Self.withSource(port: server.port) { source in
+            // Bounded: the request fails after 5 s if the reader is stuck.
+            let fix = try await source.location(LocationRequest(maxAge: .seconds(60), timeout: .seconds(5)))
+            #expect(fix.coordinate == Coordinate(latitude: 48.5, longitude: -2.25))
+            let status = await source.sourceStatus()
+            #expect(status.rejected == 1)
+            #expect(status.connected)
+        }
+    }
+
+    /// Lines as they come off a socket: several in one read, one split
+    /// across reads, `\n` and `\r\n` endings, and an over-long line that is
+    /// discarded and counted.
+    @Test func linesAreFramedWhateverTheReads() async throws {
+        let overlong = GpsdJSON.tpv(#""mode":3,"lat":1.0,"lon":1.0,"pad":"\#(String(repeating: "x", count: 9000))""#)
+        let split = GpsdJSON.tpv(#""mode":3,"lat":3.5,"lon":3.5"#) + "\r\n"
+        let splitAt = split.index(split.startIndex, offsetBy: 40)
+        let server = try LineServer { connection in
+            for line in GpsdJSON.greeting where !connection.sendLine(line) { return }
+            guard connection.send(
+                GpsdJSON.tpv(#""mode":3,"lat":1.5,"lon":1.5"#) + "\n"
+                    + GpsdJSON.tpv(#""mode":3,"lat":2.5,"lon":2.5"#) + "\r\n" + String(split[..<splitAt])),
+                connection.idle(for: .milliseconds(200)),
+                connection.send(String(split[splitAt...])),
+                connection.sendLine(overlong),
+                connection.sendLine(GpsdJSON.tpv(#""mode":3,"lat":4.5,"lon":4.5"#))
+            else { return }
+            _ = connection.idle(for: nil)
+        }
+        defer { server.stop() }
+        try await Self.withSource(port: server.port) { source in
+            #expect(await Self.waitForCounts(source.hub, fixes: 4, rejected: 1))
+            let fix = try await source.location(LocationRequest(maxAge: .seconds(60), timeout: .seconds(5)))
+            #expect(fix.coordinate == Coordinate(latitude: 4.5, longitude: 4.5))
+            let status = await source.sourceStatus()
+            #expect(status.fixes == 4)
+            #expect(status.rejected == 1)
+        }
+    }
+
+    /// Bytes that never end a line are not gpsd talking: the watchdog ends
+    /// the session (and memory stays bounded meanwhile).
+    @Test func endlessLineTripsTheWatchdog() async throws {
+        let server = try LineServer { connection in
+            for line in GpsdJSON.greeting where !connection.sendLine(line) { return }
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
+            while connection.send(bytes: chunk), connection.idle(for: .milliseconds(20)) {}
+        }
+        defer { server.stop() }
+        await Self.withSource(port: server.port, silence: .seconds(1)) { source in
+            #expect(await eventually(within: .seconds(5)) { await source.sourceStatus().connected })
+            #expect(await eventually(within: .seconds(5)) { await !source.sourceStatus().connected })
+            #expect(await eventually(within: .seconds(5)) { server.acceptedCount >= 2 })
+        }
+    }
+
+    /// An idle connection costs no CPU: the reader thread sleeps in `poll`.
+    @Test func idleConnectionUsesNoCPU() async throws {
+        let server = try Self.script([GpsdJSON.tpv(#""mode":3,"lat":1.5,"lon":2.5"#)])
+        defer { server.stop() }
+        try await Self.withSource(port: server.port) { source in
+            #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 0))
+            let before = ReaderThreads.cpuTicks()
+            try await Task.sleep(for: .seconds(2))
+            let after = ReaderThreads.cpuTicks()
+            try #require(after.threads >= 1, "no thread named petspot-gpsd")
+            // A busy loop would use ~200 ticks (100 Hz) in 2 s; polling every 100 ms uses ~0.
+            #expect(after.ticks - before.ticks < 20, "reader threads used \(after.ticks - before.ticks) ticks in 2 s")
+        }
+    }
+
     static let staticFallback = Fallback(kind: .static) { now in
         LocationFix(
             coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122), horizontalAccuracy: 30,

@@ -120,17 +120,6 @@ struct GpsdReportTests {
         #expect(untimed.timestamp == nil)
     }
 
-    @Test(arguments: [
-        (#"{"class":"TPV","mode":3,"lat":1,"lon":2}"#, LineKind.tpv),
-        (#"{"class":"TPV","mode":3,"lat":1,"lon":2}"# + "\r", .tpv),
-        (#"{"class":"TPV","mode":3,"lat":1,"lo"#, .truncatedTPV),
-        (#"{"class":"SKY","satellites":[]}"#, .other),
-        ("", .other),
-    ])
-    func lineKinds(line: String, kind: LineKind) {
-        #expect(LineKind(bytes: Array(line.utf8)) == kind)
-    }
-
     @Test func backoffDoublesUpToTheCap() {
         var backoff = ReconnectBackoff(initial: .milliseconds(250), cap: .seconds(1))
         #expect([backoff.next(), backoff.next(), backoff.next(), backoff.next()]

@@ -1,12 +1,16 @@
-import Foundation
 import PetSpotGpsd
 import PetSpotLocation
 
-/// The gpsd report path, twice per input:
+/// The gpsd reader's path, twice per input:
 ///
-/// 1. the input as a gpsd TPV line (re-serialized by ``canonicalTPVLine(_:)``):
-///    the reader's TPV/truncation check, libgps's JSON parser
-///    (`gps_unpack`), and the mapping to a fix;
+/// 1. the input as the bytes read off the gpsd socket, the end of input
+///    ending the last line: ``GpsdLineBuffer`` splits them, and every line
+///    goes through `GpsdReport(line:)` (the strict JSON check, the canonical
+///    TPV, libgps's `gps_unpack`, the copy out of `gps_data_t`) and the
+///    mapping to a fix. libgps 3.22's parser loops forever on some lines
+///    (docs/ROBUSTNESS.md); a line that reached it would show as a libFuzzer
+///    timeout. The same bytes in 7-byte reads with a 64-byte line limit must
+///    give the same lines, the longer ones as over-long;
 /// 2. the input's bytes as the report's raw numbers (11 doubles, two
 ///    integers, a mode), so the mapping sees every bit pattern: NaN,
 ///    infinities, subnormals, out-of-range coordinates and modes.
@@ -14,9 +18,27 @@ import PetSpotLocation
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     let now = ContinuousClock.now
-    if let line = canonicalTPVLine(bytes), let report = try? GpsdReport(line: line) {
-        check(report.outcome(receivedAt: now))
+    let whole = pieces(of: UnsafeRawBufferPointer(bytes), limit: GpsdLineBuffer.libgpsMaximumLength, readSize: size)
+    let small = pieces(of: UnsafeRawBufferPointer(bytes), limit: 64, readSize: 7)
+    precondition(whole.count == small.count, "reads changed the number of lines")
+    for (piece, bounded) in zip(whole, small) {
+        switch piece {
+        case .line(let line):
+            if line.count <= 64 {
+                precondition(bounded == piece, "reads changed a line")
+            } else if case .overlong(let length) = bounded {
+                precondition(length == line.count || length == line.count + 1, "wrong over-long length")
+            } else {
+                preconditionFailure("a line over the limit was kept")
+            }
+            if let report = try? GpsdReport(line: line) {
+                check(report.outcome(receivedAt: now))
+            }
+        case .overlong:
+            precondition(bounded == piece, "reads changed an over-long line")
+        }
     }
+
     var reader = Reader(bytes: bytes)
     let report = GpsdReport(
         mode: Int(reader.byte()) % 6, latitude: reader.double(), longitude: reader.double(),
@@ -25,6 +47,23 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         speed: reader.double(), track: reader.double(), timeSeconds: reader.int(), timeNanoseconds: reader.int())
     check(report.outcome(receivedAt: now))
     return 0
+}
+
+/// The lines in `bytes` read `readSize` bytes at a time, the end of input ending the last one.
+func pieces(of bytes: UnsafeRawBufferPointer, limit: Int, readSize: Int) -> [GpsdLineBuffer.Piece] {
+    var buffer = GpsdLineBuffer(maximumLength: limit)
+    var pieces: [GpsdLineBuffer.Piece] = []
+    var start = 0
+    while start < bytes.count {
+        let end = min(bytes.count, start + max(1, readSize))
+        buffer.append(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) { pieces.append($0) }
+        start = end
+    }
+    if buffer.unfinishedCount > 0 {
+        let newline: [UInt8] = [0x0A]
+        newline.withUnsafeBytes { buffer.append($0) { pieces.append($0) } }
+    }
+    return pieces
 }
 
 /// A fix that comes out must satisfy the invariants the rest of the daemon relies on.
@@ -57,33 +96,4 @@ struct Reader {
     }
 
     mutating func double() -> Double { Double(bitPattern: UInt64(bitPattern: Int64(int()))) }
-}
-
-/// The members of gpsd's TPV report (gpsd 3.22 `json_tpv_read`).
-let tpvKeys: Set<String> = [
-    "device", "mode", "status", "time", "leapseconds", "ept", "lat", "lon", "altHAE", "altMSL", "alt", "climb",
-    "datum", "depth", "epc", "epd", "eph", "eps", "ept", "epv", "epx", "epy", "geoidSep", "magtrack", "magvar",
-    "speed", "track", "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc", "sep",
-]
-
-/// The input as gpsd would write a TPV line: a JSON object with gpsd's own
-/// TPV keys and scalar values (anything the input gives them), serialized
-/// afresh with `"class":"TPV"` first; `nil` when the input is no JSON object.
-///
-/// Raw fuzz bytes are not given to libgps: its 3.22 parser loops forever on
-/// some malformed lines, on objects nested where a number belongs, and on
-/// some valid lines with unknown or repeated keys
-/// (`Fuzz/Findings/libgps-unpack-hang-*`, docs/ROBUSTNESS.md) — bugs in the
-/// C library that gpsd's own output never triggers.
-func canonicalTPVLine(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
-    var members = ["\"class\":\"TPV\""]
-    for key in object.keys.sorted() where tpvKeys.contains(key) {
-        let value = object[key]!
-        guard !(value is [Any]), !(value is [String: Any]),
-            let encoded = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed])
-        else { continue }
-        members.append("\"\(key)\":" + String(decoding: encoded, as: UTF8.self))
-    }
-    return Array(("{" + members.joined(separator: ",") + "}").utf8)
 }

@@ -103,3 +103,46 @@ final class LockedBox<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// The gpsd fuzz target's regression inputs, `Fuzz/Corpus/gpsd/regression-*`:
+/// lines that once hung libgps 3.22's parser.
+enum GpsdRegressions {
+    static let directory: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("Fuzz/Corpus/gpsd").path
+    }()
+
+    /// The names of the libgps hang inputs.
+    static let names: [String] = {
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return all.filter { $0.hasPrefix("regression-libgps-unpack-hang-") }.sorted()
+    }()
+
+    static func bytes(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+    }
+}
+
+/// CPU time of this process's gpsd reader threads (named `petspot-gpsd`).
+enum ReaderThreads {
+    /// User + system clock ticks of every such thread alive now, and how many there are.
+    static func cpuTicks() -> (ticks: Int, threads: Int) {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        var ticks = 0
+        var threads = 0
+        for task in tasks {
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            guard comm.trimmingCharacters(in: .whitespacesAndNewlines) == "petspot-gpsd",
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { continue }
+            // Fields after "(comm)": state is field 3, utime 14, stime 15.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { continue }
+            ticks += user + system
+            threads += 1
+        }
+        return (ticks, threads)
+    }
+}

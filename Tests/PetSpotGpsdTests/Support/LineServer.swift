@@ -13,9 +13,13 @@ final class LineServer: Sendable {
 
         /// Sends `text` as is; false once the peer or the server is gone.
         @discardableResult
-        func send(_ text: String) -> Bool {
+        func send(_ text: String) -> Bool { send(bytes: Array(text.utf8)) }
+
+        /// Sends `bytes` as is (in one `send` call when the socket takes them);
+        /// false once the peer or the server is gone.
+        @discardableResult
+        func send(bytes: [UInt8]) -> Bool {
             guard !server.isStopped else { return false }
-            let bytes = Array(text.utf8)
             var sent = 0
             while sent < bytes.count {
                 let result = bytes.withUnsafeBytes {
