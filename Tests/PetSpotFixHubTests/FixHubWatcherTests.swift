@@ -6,7 +6,7 @@ import Testing
     @Test func watcherGetsEveryValidFixWhenReading() async throws {
         let hub = FixHub(kind: .gpsd)
         let stream = hub.subscribe(WatchOptions())
-        #expect(await hub.watcherCount == 1)
+        #expect(hub.watcherCount == 1)
         for index in 1...3 {
             let fix = makeFix(latitude: Double(index))
             await hub.receive(.fix(makeFix(latitude: 91)))  // never delivered
@@ -87,11 +87,11 @@ import Testing
             } catch {}
             return count
         }
-        #expect(await hub.watcherCount == 1)
+        #expect(hub.watcherCount == 1)
         await hub.receive(.fix(makeFix()))
         consumer.cancel()
         _ = await consumer.value
-        #expect(await eventually { await hub.watcherCount == 0 })
+        #expect(await eventually { hub.watcherCount == 0 })
         // Fixes keep flowing with nobody subscribed.
         await hub.receive(.fix(makeFix()))
         #expect(await hub.status().fixes == 2)
@@ -105,13 +105,13 @@ import Testing
             var iterator = stream.makeAsyncIterator()
             return try await iterator.next()
         }
-        #expect(await eventually { await hub.watcherCount == 1 })
+        #expect(await eventually { hub.watcherCount == 1 })
         let fix = makeFix()
         await hub.receive(.fix(fix))
         #expect(try await reader.value == fix)
         // Abandoning a read ends the relay stream, and with it the hub subscription.
         _ = await next(stream, within: .milliseconds(50))
-        #expect(await eventually { await hub.watcherCount == 0 })
+        #expect(await eventually { hub.watcherCount == 0 })
         #expect(try await service.location(LocationRequest()) == fix)
         #expect(try await service.authorizationStatus() == .alwaysAuthorized)
         #expect(await service.sourceStatus().fixes == 1)

@@ -130,7 +130,7 @@ private func sampleFix(latitude: Double = 52.2297) -> LocationFix {
             authorization: AuthorizationState(status: .authorized, accuracy: .reduced, decidedBy: .rule))
         let stream = mock.updates(WatchOptions())
         let firstRead = Task { try await readOne(stream) }
-        #expect(await eventually { await mock.hub.watcherCount == 1 })
+        #expect(await eventually { mock.hub.watcherCount == 1 })
         let fix = sampleFix()
         await mock.send(.fix(fix))
         let first = try await firstRead.value
@@ -141,7 +141,7 @@ private func sampleFix(latitude: Double = 52.2297) -> LocationFix {
         await mock.send(.fix(sampleFix(latitude: 1)))
         await #expect(throws: LocationError.denied) { try await readOne(stream) }
         // The relay's hub subscription ends with it.
-        #expect(await eventually { await mock.hub.watcherCount == 0 })
+        #expect(await eventually { mock.hub.watcherCount == 0 })
     }
 }
 
