@@ -55,7 +55,14 @@ public final class ChildProcess: @unchecked Sendable {
                 print("ChildProcess: \(process.executableURL?.lastPathComponent ?? "?") still running after \(timeout) s; threads:\n\(stacks)")
             }
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Foundation's Process can miss a child's exit (seen once: `userdel`
+            // left a zombie that was never reaped and `waitUntilExit` never
+            // returned); never wait for it unboundedly.
+            if exited.wait(timeout: .now() + 5) == .timedOut {
+                print("ChildProcess: the exit of pid \(process.processIdentifier) was never reported; reaping it")
+                var status: Int32 = 0
+                _ = waitpid(process.processIdentifier, &status, WNOHANG)
+            }
             return nil
         }
         exited.signal()  // later waits return at once
