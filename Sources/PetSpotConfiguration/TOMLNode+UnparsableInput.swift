@@ -24,6 +24,9 @@ extension TOMLNode {
     /// - a value that is a date, one space, one digit and no second digit
     ///   (`2020-01-01 1`): toml++ looks for a time and asserts on the
     ///   terminator after the digit;
+    /// - a date with underscores, a space and a digit (`2020-01-01__…__ 07:00`):
+    ///   with 115 or more underscores toml++'s look-ahead for a time outruns
+    ///   its 127-character history and `step_back` asserts;
     /// - a value that is a date and `T` not followed by a digit
     ///   (`2020-01-01T:00`): toml++'s `parse_time` asserts on a digit;
     /// - a NUL (U+0000), which TOML never allows: TOMLKit hands toml++ a C
@@ -165,14 +168,18 @@ private struct AssertingShapeScanner {
         {
             return (index + 11, "expected a time (HH:MM:SS) after the 'T' of a date-time")
         }
-        // Ten characters (underscores aside) like "YYYY-MM-DD", a space, a digit and no
-        // second digit: toml++ reads on for a time and asserts on the terminator after the digit.
+        // Ten characters (underscores aside) like "YYYY-MM-DD", a space and a digit: toml++
+        // reads on for a time, and asserts on a terminator right after the digit, or (past
+        // its 127-character look-back) when underscores made the date that long.
         let characters = token.filter { $0 != "_" }
         let start = characters.startIndex
-        if characters.count == 10, characters[start + 4] == "-", characters[start + 7] == "-",
-            end + 2 < scalars.count, scalars[end] == " ", Self.isDigit(scalars[end + 1]),
-            !Self.isDigit(scalars[end + 2])
-        {
+        guard characters.count == 10, characters[start + 4] == "-", characters[start + 7] == "-",
+            end + 2 < scalars.count, scalars[end] == " ", Self.isDigit(scalars[end + 1])
+        else { return nil }
+        if let underscore = token.firstIndex(of: "_") {
+            return (underscore, "a date cannot contain '_'")
+        }
+        if !Self.isDigit(scalars[end + 2]) {
             return (end + 1, "expected a two-digit hour (HH:MM:SS) after a date and a space")
         }
         return nil

@@ -41,10 +41,22 @@ struct MalformedTOMLTests {
     /// its `parse_time` asserts on a digit.
     @Test(arguments: [
         "a = 2020-01-01 1\n", "a = 2020-01-01 1 ", "a = [2020-01-01 1]", "a = 2020-01-01 1,", "a = 2020-01-01 1#",
-        "a = 2_020-01-01 1\n", "a = 2020-01-0é 1\n", "a = { b = 2020-01-01 1}", "a = 2020-01-01 1\u{2028}",
+        "a = 2020-01-0é 1\n", "a = { b = 2020-01-01 1}", "a = 2020-01-01 1\u{2028}",
     ])
     func dateWithALoneHourDigitIsASyntaxError(text: String) {
         expectOneSyntaxError(text, saying: "expected a two-digit hour")
+    }
+
+    /// A date is never written with underscores; with 115–117 of them toml++'s
+    /// look-ahead for the time outruns its 127-character history and
+    /// `utf8_buffered_reader::step_back` asserts.
+    @Test(arguments: [
+        "a = 1978-05-27" + String(repeating: "_", count: 115) + " 07:32:00.999-07:00\n",
+        "a = [1978-05-2" + String(repeating: "_", count: 116) + "7 07:32:00]\n", "a = 2_020-01-01 1\n",
+        "a = 2020-01-01_ 07:00:00\n",
+    ])
+    func dateWithUnderscoresBeforeATimeIsASyntaxError(text: String) {
+        expectOneSyntaxError(text, saying: "a date cannot contain '_'")
     }
 
     @Test(arguments: [
