@@ -60,7 +60,8 @@ struct MalformedTOMLTests {
     }
 
     @Test(arguments: [
-        "a = 1979-05-27T:00", "a = 1979-05-27t:00", "a = 1979-05-27T_07:00", "a = 1979-05-27TZ:", "a = [1979-05-27Tx:00]",
+        "a = 1979-05-27T:00", "a = 1979-05-27t:00", "a = 1979-05-27T_07:00", "a = 1979-05-27TZ:",
+        "a = [1979-05-27Tx:00]",
         "a = 1979-05-27T+1:", "a = 1979-05-27T \n",
     ])
     func dateTimeWithoutATimeIsASyntaxError(text: String) {
@@ -105,7 +106,8 @@ struct MalformedTOMLTests {
         "a = [\n[[1]],\n[{ b = 1 }],\n[ [2] ],\n[\n],\n]\n",
         "a = [ # } and U+2028 \u{2028} in a comment\n  \"}\", '}', \"\u{2028}\",\n]\n",
         "a = [ {}, { b = [] } ]\nc = {}\n",
-        "d = 1979-05-27\ne = 1979-05-27 07:32:00\nf = 1979-05-27T07:32:00Z\ng = 1979-05-27 07:32:00.5-07:00\nh = [1979-05-27 # c\n]\n",
+        "d = 1979-05-27\ne = 1979-05-27 07:32:00\nf = 1979-05-27T07:32:00Z\n"
+            + "g = 1979-05-27 07:32:00.5-07:00\nh = [1979-05-27 # c\n]\n",
         "1979-05-27Tab = 1\n2020-01-01 = 2\nt = { 1979-05-27Tx = 3, c = 4 }\n[1979-05-27T.x]\n",
         "s = \"\"\"x\"\"\"\"\"\nt = [1]\nu = '''y''''\nv = [2]\n",
         "s = \"\"\"a \\\n   [é] b\"\"\"\n",
@@ -138,7 +140,9 @@ struct MalformedTOMLTests {
     ) {
         let found = errors(text)
         #expect(found.count == 1, sourceLocation: sourceLocation)
-        #expect(found.first?.message.hasPrefix("TOML syntax error: \(reason)") == true, "\(found)", sourceLocation: sourceLocation)
+        #expect(
+            found.first?.message.hasPrefix("TOML syntax error: \(reason)") == true, "\(found)",
+            sourceLocation: sourceLocation)
         #expect(found.first?.line != nil && found.first?.column != nil, sourceLocation: sourceLocation)
     }
 }
