@@ -157,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotConfigurationTests",
-            dependencies: ["PetSpotConfiguration", "PetSpotPolicy", "PetSpotLocation"],
+            dependencies: ["PetSpotConfiguration", "PetSpotPolicy", "PetSpotLocation", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

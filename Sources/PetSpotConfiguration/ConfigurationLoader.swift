@@ -55,11 +55,12 @@ public enum ConfigurationLoader {
     /// - Throws: ``ConfigurationErrors`` listing every problem found.
     public static func parse(text: String, baseDirectory: String? = nil) throws(ConfigurationErrors) -> DaemonConfiguration {
         let root: [String: TOMLNode]
-        if let (line, column) = TOMLNode.unparsableHeader(in: text) {
+        // Inputs toml++ would abort on instead of reporting (docs/ROBUSTNESS.md).
+        if let unparsable = TOMLNode.unparsableInput(in: text) {
             throw ConfigurationErrors([
                 ConfigurationError(
-                    message: "TOML syntax error: a table name must start with a letter, digit, '_', '-' or a quote",
-                    line: line, column: column)
+                    message: "TOML syntax error: \(unparsable.reason)", line: unparsable.line,
+                    column: unparsable.column)
             ])
         }
         do {
