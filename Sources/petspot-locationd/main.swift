@@ -14,9 +14,8 @@ import NIOPosix
 // runs on it. This must happen before the first task is enqueued, hence
 // main.swift without a top-level `await` (which would make this an async
 // main whose task is enqueued first). Tasks must not block: the gpsd reader
-// has its own thread; two short blocking calls remain on tasks: the
-// user-database lookups when a client connects (slow only with a network
-// NSS such as LDAP) and the fsync of a remembered decision.
+// has its own thread, user-database lookups run on NIO's thread pool, and
+// remembered decisions are written (fsync) on a writer thread of their own.
 _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 // Parse as `@main` would, then run the daemon in a task; the main thread parks.
 do {

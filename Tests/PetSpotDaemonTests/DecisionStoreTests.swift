@@ -5,6 +5,7 @@ import Musl
 #endif
 import Foundation
 import Logging
+import NIOCore
 @testable import PetSpotDaemon
 import PetSpotLocation
 import PetSpotPolicy
@@ -17,8 +18,8 @@ import TestSupport
         defer { directory.remove() }
         let state = directory.file("state/nested")
         var store = DecisionStore(stateDirectory: state, logger: Logger(label: "test"))
-        try store.remember(RememberedDecision(status: .denied), for: 1001)
-        try store.remember(RememberedDecision(status: .authorized, accuracy: .reduced), for: 1002)
+        try store.remember(RememberedDecision(status: .denied), for: 1001).write()
+        try store.remember(RememberedDecision(status: .authorized, accuracy: .reduced), for: 1002).write()
 
         var info = stat()
         #expect(stat(store.path, &info) == 0)
@@ -44,7 +45,7 @@ import TestSupport
         #expect(store.decisions.isEmpty)
         #expect(log.all.contains { $0.hasPrefix("error: remembered decisions unreadable or corrupt") })
         // The next change replaces it with a good file.
-        try store.remember(RememberedDecision(status: .denied), for: 7)
+        try store.remember(RememberedDecision(status: .denied), for: 7).write()
         #expect(DecisionStore(stateDirectory: directory.path, logger: logger).decision(for: 7)?.status == .denied)
     }
 
@@ -65,10 +66,30 @@ import TestSupport
         try directory.write(".decisions.json.tmp-123-456", "{half")
         var store = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
         #expect(!FileManager.default.fileExists(atPath: directory.file(".decisions.json.tmp-123-456")))
-        try store.remember(RememberedDecision(status: .denied), for: 3)
-        #expect(try store.forget(3))
-        #expect(try !store.forget(3))
+        try store.remember(RememberedDecision(status: .denied), for: 3).write()
+        let forgotten = store.forget(3)
+        try #require(forgotten).write()
+        #expect(store.forget(3) == nil)
         #expect(DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test")).decisions.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["decisions.json"])
+    }
+
+    /// Writes queued off the actor land in the order they were queued: the
+    /// file ends with the last change, however the writes were scheduled.
+    @Test func queuedWritesLandInOrder() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var store = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
+        var written: [EventLoopFuture<Void>] = []
+        for uid: UInt32 in 1...50 {
+            written.append(store.remember(RememberedDecision(status: uid % 2 == 0 ? .denied : .authorized, accuracy: uid % 2 == 0 ? nil : .full), for: uid).queueWrite())
+        }
+        let forgotten = store.forget(50)
+        written.append(try #require(forgotten).queueWrite())
+        for future in written { try await future.get() }
+        let reloaded = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
+        #expect(reloaded.decisions.count == 49)
+        #expect(reloaded.decision(for: 49) == RememberedDecision(status: .authorized, accuracy: .full))
+        #expect(reloaded.decision(for: 50) == nil)
     }
 }

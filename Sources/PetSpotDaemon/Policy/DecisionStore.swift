@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import NIOCore
+import NIOPosix
 import PetSpotLocation
 import PetSpotPolicy
 
@@ -49,19 +51,40 @@ struct DecisionStore {
     /// The decision for `uid`, if any.
     func decision(for uid: UInt32) -> RememberedDecision? { decisions[uid] }
 
-    /// Remembers `decision` for `uid` and writes the file.
-    /// - Throws: when the file cannot be written (the decision is still kept in memory).
-    mutating func remember(_ decision: RememberedDecision, for uid: UInt32) throws(AtomicFile.Failure) {
+    /// Remembers `decision` for `uid`; returns the file's new contents to write.
+    mutating func remember(_ decision: RememberedDecision, for uid: UInt32) -> Contents {
         decisions[uid] = decision
-        try save()
+        return contents
     }
 
-    /// Forgets the decision of `uid`; `false` when there was none.
-    @discardableResult
-    mutating func forget(_ uid: UInt32) throws(AtomicFile.Failure) -> Bool {
-        guard decisions.removeValue(forKey: uid) != nil else { return false }
-        try save()
-        return true
+    /// Forgets the decision of `uid`; returns the file's new contents to
+    /// write, `nil` when there was no decision.
+    mutating func forget(_ uid: UInt32) -> Contents? {
+        guard decisions.removeValue(forKey: uid) != nil else { return nil }
+        return contents
+    }
+
+    /// The file as the decisions are now.
+    var contents: Contents { Contents(path: path, bytes: Self.encode(decisions)) }
+
+    /// The file's contents at one moment, to be written.
+    struct Contents: Sendable {
+        let path: String
+        let bytes: [UInt8]
+
+        /// Writes the file (state directory created 0700 when missing), atomically, here and now.
+        func write() throws(AtomicFile.Failure) {
+            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            if !directory.isEmpty { try AtomicFile.makeDirectory(directory) }
+            try AtomicFile.write(bytes, to: path)
+        }
+
+        /// Queues the write on the decision writer's thread (a write ends in
+        /// fsyncs, which must not block an event loop or the pool), after
+        /// every write queued before it: queued synchronously in the order of
+        /// the changes, contents land in that order. The future completes
+        /// once the file is written.
+        func queueWrite() -> EventLoopFuture<Void> { DecisionWriter.submit(self) }
     }
 
     /// Reads the decisions of `path`; empty (and logged) when it is unreadable or corrupt.
@@ -97,10 +120,18 @@ struct DecisionStore {
         // Encoding plain strings and enums cannot fail.
         return Array((try? encoder.encode(contents)) ?? Data()) + [10]
     }
+}
 
-    private func save() throws(AtomicFile.Failure) {
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !directory.isEmpty { try AtomicFile.makeDirectory(directory) }
-        try AtomicFile.write(Self.encode(decisions), to: path)
+/// The one thread that writes decision files, first submitted first written.
+enum DecisionWriter {
+    private static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        return pool
+    }()
+
+    /// Queues `contents`; the future completes once written.
+    static func submit(_ contents: DecisionStore.Contents) -> EventLoopFuture<Void> {
+        pool.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) { try contents.write() }
     }
 }

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
@@ -102,10 +103,10 @@ public actor PolicyEngine: AccessPolicy {
         let how: String
         switch policy.prompt {
         case .allow:
-            remember(RememberedDecision(status: .authorized, accuracy: accuracy), for: client.uid)
+            await remember(RememberedDecision(status: .authorized, accuracy: accuracy), for: client.uid)
             how = "prompt"
         case .deny:
-            remember(RememberedDecision(status: .denied), for: client.uid)
+            await remember(RememberedDecision(status: .denied), for: client.uid)
             how = "prompt"
         case .agent:
             guard let answer = await ask(client: client, accuracy: accuracy) else {
@@ -118,9 +119,9 @@ public actor PolicyEngine: AccessPolicy {
             let granted = answer.granted(requested: accuracy)
             switch answer.decision {
             case .allow:
-                remember(RememberedDecision(status: .authorized, accuracy: granted), for: client.uid)
+                await remember(RememberedDecision(status: .authorized, accuracy: granted), for: client.uid)
             case .deny:
-                remember(RememberedDecision(status: .denied), for: client.uid)
+                await remember(RememberedDecision(status: .denied), for: client.uid)
             case .allowOnce:
                 allowOnce[connection] = (client.uid, RememberedDecision(status: .authorized, accuracy: granted))
             }
@@ -149,11 +150,7 @@ public actor PolicyEngine: AccessPolicy {
                     targetUid: uid))
             throw .forbidden
         }
-        do {
-            try store.forget(uid)
-        } catch {
-            logger.error("cannot write remembered decisions", metadata: ["error": "\(error)"])
-        }
+        if let contents = store.forget(uid) { await persist(contents) }
         for (connection, grant) in allowOnce where grant.uid == uid { allowOnce[connection] = nil }
         notifyChanged()
         logger.notice("authorization reset", metadata: ["uid": "\(uid)", "by": "\(client.uid)"])
@@ -285,9 +282,16 @@ public actor PolicyEngine: AccessPolicy {
         }
     }
 
-    private func remember(_ decision: RememberedDecision, for uid: UInt32) {
+    private func remember(_ decision: RememberedDecision, for uid: UInt32) async {
+        await persist(store.remember(decision, for: uid))
+    }
+
+    /// Writes the decisions file off the actor's thread, in the order of the
+    /// changes: queued here, before this actor can run anything else.
+    private func persist(_ contents: DecisionStore.Contents) async {
+        let written = contents.queueWrite()
         do {
-            try store.remember(decision, for: uid)
+            try await written.get()
         } catch {
             logger.error(
                 "cannot write remembered decisions; kept in memory only", metadata: ["error": "\(error)"])

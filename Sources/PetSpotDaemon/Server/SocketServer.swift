@@ -162,7 +162,13 @@ public final class SocketServer: Service {
         // The kernel's uid/gid/pid, then names, groups, unit and executable
         // from the system: nothing the client sends can change them.
         let credentials = accepted.credentials
-        let identity = identityResolver.identity(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
+        // The user database may be a network service (LDAP, SSSD): looked up
+        // on NIO's blocking-work pool, never on this connection's event loop.
+        let resolver = identityResolver
+        let lookUp: @Sendable () -> ClientIdentity = {
+            resolver.identity(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
+        }
+        let identity = (try? await NIOThreadPool.singleton.runIfActive(lookUp)) ?? lookUp()
         var logger = self.logger
         logger[metadataKey: "client"] = "uid=\(identity.uid) pid=\(identity.pid) conn=\(connectionID)"
         let session = ClientSession(
