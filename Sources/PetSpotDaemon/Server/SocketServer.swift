@@ -65,6 +65,11 @@ public final class SocketServer: Service {
         self.onReady = onReady
     }
 
+    /// Receive buffers start small: requests are a line of a few hundred
+    /// bytes, and with a thousand watchers NIO's default 2 KiB start costs
+    /// 2 MiB of buffers nobody fills. They grow to 64 KiB when a client sends more.
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536)
+
     /// Sets up an accepted connection: its peer credentials, the update
     /// writer, then the line decoder (bounded), wrapped for async use.
     static func accept(_ channel: any Channel, holding registry: AcceptedConnections) -> EventLoopFuture<Accepted> {
@@ -89,6 +94,7 @@ public final class SocketServer: Service {
         if let listener {
             server = try await ServerBootstrap(group: group)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
+                .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
                 .bind(listener) { [accepted] channel in Self.accept(channel, holding: accepted) }
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
             servingPath = boundPath
@@ -136,6 +142,7 @@ public final class SocketServer: Service {
             server = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
+                .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
                 .bind(unixDomainSocketPath: path) { [accepted] channel in Self.accept(channel, holding: accepted) }
             umask(previousMask)
         } catch {
