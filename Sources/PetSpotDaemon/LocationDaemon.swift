@@ -60,8 +60,12 @@ public struct LocationDaemon: Sendable {
         -> [any Service]
     {
         // A streaming source's fixes reach watchers loop by loop (WatchFanOut).
+        let policy = self.policy
         let fanOut = source.hub.map { hub in
-            WatchFanOut(group: MultiThreadedEventLoopGroup.singleton) { hub.subscribe(WatchOptions()) }
+            WatchFanOut(
+                group: MultiThreadedEventLoopGroup.singleton,
+                authorizationChanges: { await policy.authorizationChanges() }
+            ) { hub.subscribe(WatchOptions()) }
         }
         let dispatcher = Dispatcher(
             source: source.service, policy: policy, registry: registry, logger: logger, audit: audit, fanOut: fanOut)

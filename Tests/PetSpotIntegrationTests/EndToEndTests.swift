@@ -163,6 +163,40 @@ struct EndToEndTests {
         #expect(waiting.waitForClose(timeout: 5))
     }
 
+    @Test("watches are counted while open; unwatch stops updates, a disconnect ends the watch")
+    func watchLifecycle() throws {
+        let daemon = try Fixtures.daemon(scenario: Fixtures.walk)
+        defer { daemon.stop() }
+        func watchers() throws -> Int? {
+            let status = try daemon.connect().callLine(#"{"jsonrpc":"2.0","id":9,"method":"daemon.status"}"#)
+            return status.result?["watchers"] as? Int
+        }
+        let first = try daemon.connect()
+        let second = try daemon.connect()
+        for client in [first, second] {
+            let answer = try client.callLine(#"{"jsonrpc":"2.0","id":1,"method":"location.watch"}"#)
+            #expect((answer.result?["subscription"] as? Int) == 1)
+            let update = try client.readObject()
+            #expect(update["method"] as? String == "location.update")
+        }
+        #expect(try watchers() == 2)
+
+        // After unwatch answers, no update for that subscription follows.
+        try first.send(#"{"jsonrpc":"2.0","id":2,"method":"location.unwatch","params":{"subscription":1}}"# + "\n")
+        var answer = try first.readObject()
+        while answer["method"] as? String == "location.update" { answer = try first.readObject() }
+        #expect(answer["result"] as? Bool == true)
+        #expect(first.staysSilent(for: 0.5), "updates kept coming after location.unwatch")
+        #expect(try watchers() == 1)
+
+        // A client that stops sending (here: half-closes) ends its watch,
+        // counted down once the daemon has read the end of its stream.
+        second.shutdownWrite()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try watchers() != 0, ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(try watchers() == 0)
+    }
+
     @Test("a second daemon refuses to steal a live socket")
     func refusesLiveSocket() throws {
         let daemon = try Fixtures.daemon(scenario: Fixtures.singleFix)

@@ -12,7 +12,14 @@ public actor ClientSession {
     private let maxSubscriptions: Int
     private let maxInFlight: Int
     private var nextSubscription = 0
-    private var subscriptions: [Int: AsyncStream<Void>.Continuation] = [:]
+    private var subscriptions: [Int: Subscription] = [:]
+
+    private struct Subscription {
+        /// Finishes the stream that stops a subscription's own tasks.
+        var stop: AsyncStream<Void>.Continuation
+        /// Ends a subscription that runs without tasks (``activate(_:start:onEnd:)``).
+        var onEnd: (@Sendable () -> Void)?
+    }
     private var inFlight = 0
     private var closed = false
 
@@ -42,23 +49,43 @@ public actor ClientSession {
         guard !closed, subscriptions.count < maxSubscriptions else { return nil }
         nextSubscription += 1
         let (stop, continuation) = AsyncStream<Void>.makeStream()
-        subscriptions[nextSubscription] = continuation
+        subscriptions[nextSubscription] = Subscription(stop: continuation)
         return (nextSubscription, stop)
+    }
+
+    /// Starts subscription `number` if it is still open: runs `start` and
+    /// keeps `onEnd` for when it closes (unwatch, disconnect, lost
+    /// authorization). Nothing runs when it closed first, so a watch ended
+    /// before it started never starts.
+    /// - Returns: whether it started.
+    @discardableResult
+    public func activate(
+        _ number: Int, start: @Sendable () -> Void, onEnd: @escaping @Sendable () -> Void
+    ) -> Bool {
+        guard subscriptions[number] != nil else { return false }
+        start()
+        subscriptions[number]?.onEnd = onEnd
+        return true
     }
 
     /// Stops subscription `number`; `false` when it does not exist.
     @discardableResult
     public func closeSubscription(_ number: Int) -> Bool {
-        guard let continuation = subscriptions.removeValue(forKey: number) else { return false }
-        continuation.finish()
+        guard let subscription = subscriptions.removeValue(forKey: number) else { return false }
+        subscription.stop.finish()
+        subscription.onEnd?()
         return true
     }
 
     /// Stops every subscription (the client went away).
     public func close() {
         closed = true
-        for continuation in subscriptions.values { continuation.finish() }
+        let ending = subscriptions.values
         subscriptions.removeAll()
+        for subscription in ending {
+            subscription.stop.finish()
+            subscription.onEnd?()
+        }
     }
 
     /// Subscriptions open now.

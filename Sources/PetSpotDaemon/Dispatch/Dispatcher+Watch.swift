@@ -5,22 +5,27 @@ import Synchronization
 
 extension Dispatcher {
     /// `location.watch`: the subscription number, and the follow-up that
-    /// streams updates until `location.unwatch`, the connection closing, the
-    /// source failing, or the client losing authorization.
+    /// starts the updates once that answer is written. Updates last until
+    /// `location.unwatch`, the connection closing, the source failing, or
+    /// the client losing authorization.
     ///
     /// Authorization is judged again whenever the policy changes (reload,
     /// reset: the only events that can take it from an authorized watcher),
     /// so a watcher that loses it gets `location.error` even while no fix
     /// arrives; its subscription is closed before that notification is sent.
-    /// Between changes the granted accuracy is read from a per-watcher
+    /// Between changes the granted presentation is read from a per-watcher
     /// snapshot, so a fix fans out to every watcher without a hop through
     /// the policy actor for each one.
     ///
-    /// Fixes of a streaming source reach the watcher through ``fanOut`` (one
-    /// job per event loop per fix, straight to the connection's
-    /// ``UpdateOutlet``); otherwise, or when the transport has no outlet, the
-    /// watcher has its own subscription to ``source`` and each line goes
-    /// through `sendUpdate`.
+    /// Two ways the updates flow:
+    /// - A streaming source's fixes reach the watcher through ``fanOut``
+    ///   (one job per event loop per fix, straight to the connection's
+    ///   ``UpdateOutlet``). Such a watch holds no task of its own: the fan-out
+    ///   re-checks its authorization on policy changes, and closing the
+    ///   subscription removes it (``ClientSession/activate(_:start:onEnd:)``).
+    /// - Otherwise (the static source, or a transport without an outlet) the
+    ///   watcher has its own subscription to ``source``, served by its own
+    ///   tasks, and each line goes through `sendUpdate`.
     func locationWatch(
         _ options: WatchOptions, session: ClientSession, send: @escaping MessageSink,
         sendUpdate: @escaping UpdateSink
@@ -32,13 +37,9 @@ extension Dispatcher {
         }
         await audit?.record(
             AuditRecord(method: method, client: session.identity, status: .authorized, accuracy: accuracy))
-        let changes = await policy.authorizationChanges()
-        let source = self.source
         let policy = self.policy
         let registry = self.registry
         let audit = self.audit
-        // Fixes come through the fan-out when the connection can take them on its loop.
-        let fanOut = session.updateOutlet.flatMap { self.fanOut?.serves($0.eventLoop) == true ? self.fanOut : nil }
         let subscription = JSONValue.number(Double(number))
 
         /// Ends the subscription with `error`, once (whoever closes it tells the client).
@@ -64,16 +65,37 @@ extension Dispatcher {
         /// How fixes are shown now; `nil` once authorization is gone.
         let granted = GrantedPresentation(await policy.presentation(for: accuracy))
 
-        let key = WatchFanOut.Key(connection: session.id, subscription: number)
-        /// Ends fan-out delivery, undelivered line included (before any `location.error`).
-        let leaveFanOut: @Sendable () -> Void = {
-            if let fanOut, let outlet = session.updateOutlet { fanOut.remove(key, outlet: outlet) }
-        }
-        let followUp: @Sendable () async -> Void = {
-            await registry.watchStarted()
-            if let fanOut, let outlet = session.updateOutlet {
-                fanOut.add(key, options: options, presentation: granted, outlet: outlet)
+        // Fixes come through the fan-out when the connection can take them on its loop.
+        if let fanOut, let outlet = session.updateOutlet, fanOut.serves(outlet.eventLoop) {
+            let key = WatchFanOut.Key(connection: session.id, subscription: number)
+            /// Judges authorization again after a policy change.
+            let recheck: @Sendable () async -> Void = {
+                switch await refusal() {
+                case .success(let presentation):
+                    granted.set(presentation)
+                case .failure(let error):
+                    granted.set(nil)
+                    // Out of the fan-out (undelivered line dropped) before `location.error`.
+                    fanOut.remove(key, outlet: outlet)
+                    await end(error)
+                }
             }
+            let followUp: @Sendable () async -> Void = {
+                await session.activate(number) {
+                    registry.watchStarted()
+                    fanOut.add(key, options: options, presentation: granted, outlet: outlet, recheck: recheck)
+                } onEnd: {
+                    fanOut.remove(key, outlet: outlet)
+                    registry.watchEnded()
+                }
+            }
+            return (["subscription": subscription], followUp)
+        }
+
+        let changes = await policy.authorizationChanges()
+        let source = self.source
+        let followUp: @Sendable () async -> Void = {
+            registry.watchStarted()
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await _ in stop {}
@@ -85,39 +107,35 @@ extension Dispatcher {
                             granted.set(presentation)
                         case .failure(let error):
                             granted.set(nil)
-                            leaveFanOut()
                             await end(error)
                             return
                         }
                     }
                 }
-                if fanOut == nil {
-                    group.addTask {
-                        do {
-                            for try await fix in source.updates(options) {
-                                guard let presentation = granted.value else { return }
-                                try await sendUpdate(UpdateNotification(fix: presentation.apply(fix)), number)
-                            }
-                        } catch let error as LocationError {
-                            await end(error)
-                        } catch {
-                            // The connection is gone; nothing to tell.
+                group.addTask {
+                    do {
+                        for try await fix in source.updates(options) {
+                            guard let presentation = granted.value else { return }
+                            try await sendUpdate(UpdateNotification(fix: presentation.apply(fix)), number)
                         }
+                    } catch let error as LocationError {
+                        await end(error)
+                    } catch {
+                        // The connection is gone; nothing to tell.
                     }
                 }
                 await group.next()
                 group.cancelAll()
             }
-            leaveFanOut()
             await session.closeSubscription(number)
-            await registry.watchEnded()
+            registry.watchEnded()
         }
         return (["subscription": subscription], followUp)
     }
 }
 
-/// How one watcher may see fixes, shared by its update loop (reads) and
-/// its policy-change loop (writes); `nil` once authorization is gone.
+/// How one watcher may see fixes, shared by its deliveries (reads) and its
+/// authorization re-checks (writes); `nil` once authorization is gone.
 final class GrantedPresentation: Sendable {
     private let state: Mutex<FixPresentation?>
 

@@ -229,7 +229,7 @@ public struct Dispatcher: Sendable {
             "uptime": .number((uptime * 1000).rounded() / 1000),
             "source": WireCoding.encode(sourceStatus),
             "clients": .number(Double(await registry.clients)),
-            "watchers": .number(Double(await registry.watchers)),
+            "watchers": .number(Double(registry.watchers)),
         ]
     }
 }

@@ -2,6 +2,7 @@ import NIOCore
 import PetSpotLocation
 import PetSpotProtocol
 import ServiceLifecycle
+import Synchronization
 
 /// Fans a streaming source's fixes out to every watcher: one job per event
 /// loop per fix, which serializes the fix once per presentation and writes
@@ -13,6 +14,9 @@ import ServiceLifecycle
 /// last delivery (docs/PERFORMANCE.md). Here each loop's watchers live in a
 /// table only that loop touches (no locks), keyed by connection and
 /// subscription, and a fix reaches them in one pass.
+///
+/// A watch here holds no task: its authorization re-check runs from this
+/// service when the policy changes, and its end removes it.
 ///
 /// Per-watcher rules are the same as a hub subscription's:
 /// ``WatchOptions/shouldDeliver(_:after:)`` decides, the watcher's granted
@@ -31,23 +35,53 @@ public final class WatchFanOut: Service, Sendable {
     }
 
     private let fixes: @Sendable () -> AsyncThrowingStream<LocationFix, any Error>
+    private let authorizationChanges: (@Sendable () async -> AsyncStream<Void>)?
     private let tables: [(loop: any EventLoop, table: NIOLoopBoundBox<LoopTable>)]
+    /// Each watcher's authorization re-check. Behind a lock: watchers come
+    /// and go from any task (and from synchronous end handlers), and a
+    /// policy change runs them all from ``run()``.
+    private let rechecks = Mutex<[Key: @Sendable () async -> Void]>([:])
 
     /// Creates the fan-out for the loops of `group`.
-    /// - Parameter fixes: subscribes to every fix of the source, unfiltered
-    ///   (e.g. `{ hub.subscribe(WatchOptions()) }`); called once by ``run()``.
-    public init(group: any EventLoopGroup, fixes: @escaping @Sendable () -> AsyncThrowingStream<LocationFix, any Error>) {
+    /// - Parameters:
+    ///   - fixes: subscribes to every fix of the source, unfiltered (e.g.
+    ///     `{ hub.subscribe(WatchOptions()) }`); called once by ``run()``.
+    ///   - authorizationChanges: yields whenever authorizations may have
+    ///     changed (``AccessPolicy/authorizationChanges()``); every watcher's
+    ///     re-check then runs. `nil`: nothing re-checks.
+    public init(
+        group: any EventLoopGroup,
+        authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
+        fixes: @escaping @Sendable () -> AsyncThrowingStream<LocationFix, any Error>
+    ) {
         self.fixes = fixes
+        self.authorizationChanges = authorizationChanges
         self.tables = group.makeIterator().map { loop in
             (loop, NIOLoopBoundBox.makeBoxSendingValue(LoopTable(), as: LoopTable.self, eventLoop: loop))
         }
     }
 
-    /// Delivers fixes until the source ends or a graceful shutdown begins.
+    /// Delivers fixes, and re-checks watchers on policy changes, until a
+    /// graceful shutdown begins.
     public func run() async throws {
-        for try await fix in fixes().cancelOnGracefulShutdown() {
-            publish(fix)
+        try await withThrowingDiscardingTaskGroup { group in
+            if let authorizationChanges {
+                let changes = await authorizationChanges()
+                group.addTask {
+                    for await _ in changes.cancelOnGracefulShutdown() { await self.recheckAll() }
+                }
+            }
+            for try await fix in fixes().cancelOnGracefulShutdown() {
+                publish(fix)
+            }
         }
+    }
+
+    /// Runs every watcher's re-check (one after another: a reload is rare,
+    /// and each asks the policy actor anyway).
+    func recheckAll() async {
+        let all = rechecks.withLock { Array($0.values) }
+        for recheck in all { await recheck() }
     }
 
     /// Hands `fix` to every loop's watchers.
@@ -62,9 +96,14 @@ public final class WatchFanOut: Service, Sendable {
 
     /// Starts delivering to a watcher (from its loop's next job on).
     /// - Returns: `false` when its outlet's loop is not one of this fan-out's.
+    /// - Parameter recheck: judges the watcher's authorization again after a policy change.
     @discardableResult
-    func add(_ key: Key, options: WatchOptions, presentation: GrantedPresentation, outlet: LoopBoundOutlet) -> Bool {
+    func add(
+        _ key: Key, options: WatchOptions, presentation: GrantedPresentation, outlet: LoopBoundOutlet,
+        recheck: (@Sendable () async -> Void)? = nil
+    ) -> Bool {
         guard let table = table(for: outlet.eventLoop) else { return false }
+        if let recheck { rechecks.withLock { $0[key] = recheck } }
         outlet.eventLoop.execute {
             table.value.watchers[key] = LoopTable.Watcher(
                 options: options, presentation: presentation, outlet: outlet.value, subscription: key.subscription)
@@ -74,6 +113,7 @@ public final class WatchFanOut: Service, Sendable {
 
     /// Stops delivering to a watcher and drops its undelivered line.
     func remove(_ key: Key, outlet: LoopBoundOutlet) {
+        rechecks.withLock { _ = $0.removeValue(forKey: key) }
         guard let table = table(for: outlet.eventLoop) else { return }
         outlet.eventLoop.execute {
             table.value.watchers.removeValue(forKey: key)?.outlet.discard(subscription: key.subscription)
