@@ -37,6 +37,33 @@ import TestSupport
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
     }
 
+    static let records: [AuditRecord] = [
+        AuditRecord(
+            method: "location.get", client: client, status: .authorized, accuracy: .full, source: .simulated,
+            fixAge: 12.5, time: UTCTimestamp(secondsSince1970: 1_800_000_000.25)),
+        AuditRecord(
+            method: "authorization.reset", client: ClientIdentity(uid: 0, gid: 0, pid: 1), status: .notDetermined,
+            targetUid: 4_000_000_000),
+        AuditRecord(
+            method: "authorization.request",
+            client: ClientIdentity(
+                uid: 1001, gid: 100, pid: 7, user: "zoë \"quoted\" \\ back", groups: ["a/b", "tab\there", "\u{1}"],
+                unit: nil, executable: "/opt/kiosk (deleted)"),
+            status: .authorized, accuracy: .reduced, decidedBy: "decision"),
+        AuditRecord(method: "location.watch", client: client, status: .denied, fixAge: 0.0004, reason: "denied"),
+    ]
+
+    /// The daemon's own serializer writes exactly what Foundation's encoder
+    /// wrote before (sorted keys, slashes unescaped), and readers decode it.
+    @Test(arguments: records)
+    func jsonLineMatchesFoundationsEncoder(record: AuditRecord) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = Array(try encoder.encode(record)) + [10]
+        #expect(String(decoding: record.jsonLine, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        #expect(try JSONDecoder().decode(AuditRecord.self, from: Data(record.jsonLine.dropLast())) == record)
+    }
+
     @Test func theLogRotatesBySize() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

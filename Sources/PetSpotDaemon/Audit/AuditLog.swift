@@ -40,10 +40,7 @@ public actor AuditLog {
 
     /// Appends one record.
     public func record(_ record: AuditRecord) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(record) else { return }
-        let line = Array(data) + [10]
+        let line = record.jsonLine
         do {
             try openIfNeeded()
             if size > 0 && size + line.count > maxBytes { try rotate() }

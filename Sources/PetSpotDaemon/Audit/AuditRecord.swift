@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PetSpotJSON
 import PetSpotLocation
 
 /// One line of the audit log (SPEC §6): who asked what, and what was granted.
@@ -53,5 +54,39 @@ public struct AuditRecord: Sendable, Hashable, Codable {
         self.init(
             method: method, client: client, status: state.status, accuracy: state.accuracy,
             decidedBy: state.decidedBy.rawValue, reason: reason)
+    }
+}
+
+extension AuditRecord {
+    /// The record as one JSON line (newline included): sorted keys, absent
+    /// values omitted, the same bytes `JSONEncoder` with `.sortedKeys` and
+    /// `.withoutEscapingSlashes` writes, so readers decode it as
+    /// ``AuditRecord``. Written with the daemon's byte serializer: every
+    /// location answer is recorded, and Foundation's encoder cost more than
+    /// the answer (docs/PERFORMANCE.md).
+    public var jsonLine: [UInt8] {
+        var client: [String: JSONValue] = [
+            "uid": .number(Double(self.client.uid)), "gid": .number(Double(self.client.gid)),
+            "pid": .number(Double(self.client.pid)),
+        ]
+        if let user = self.client.user { client["user"] = .string(user) }
+        if let groups = self.client.groups { client["groups"] = .array(groups.map(JSONValue.string)) }
+        if let unit = self.client.unit { client["unit"] = .string(unit) }
+        if let executable = self.client.executable { client["executable"] = .string(executable) }
+        var members: [String: JSONValue] = [
+            "time": .string(time), "method": .string(method), "client": .object(client),
+        ]
+        if let status { members["status"] = .string(status.rawValue) }
+        if let accuracy { members["accuracy"] = .string(accuracy.rawValue) }
+        if let decidedBy { members["decidedBy"] = .string(decidedBy) }
+        if let source { members["source"] = .string(source.rawValue) }
+        if let fixAge, fixAge.isFinite { members["fixAge"] = .number(fixAge) }
+        if let reason { members["reason"] = .string(reason) }
+        if let targetUid { members["targetUid"] = .number(Double(targetUid)) }
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        JSONValue.object(members).write(utf8: &line)
+        line.append(UInt8(ascii: "\n"))
+        return line
     }
 }
