@@ -37,10 +37,11 @@ public final class WatchFanOut: Service, Sendable {
     private let fixes: @Sendable () -> AsyncThrowingStream<LocationFix, any Error>
     private let authorizationChanges: (@Sendable () async -> AsyncStream<Void>)?
     private let tables: [(loop: any EventLoop, table: NIOLoopBoundBox<LoopTable>)]
-    /// Each watcher's authorization re-check. Behind a lock: watchers come
-    /// and go from any task (and from synchronous end handlers), and a
-    /// policy change runs them all from ``run()``.
-    private let rechecks = Mutex<[Key: @Sendable () async -> Void]>([:])
+    /// Every watcher, with its authorization re-check. Behind a lock:
+    /// watchers come and go from any task (and from synchronous end
+    /// handlers), a policy change runs the re-checks from ``run()``, and a
+    /// fix with nobody watching wakes no event loop.
+    private let watchers = Mutex<[Key: (@Sendable () async -> Void)?]>([:])
 
     /// Creates the fan-out for the loops of `group`.
     /// - Parameters:
@@ -80,12 +81,13 @@ public final class WatchFanOut: Service, Sendable {
     /// Runs every watcher's re-check (one after another: a reload is rare,
     /// and each asks the policy actor anyway).
     func recheckAll() async {
-        let all = rechecks.withLock { Array($0.values) }
+        let all = watchers.withLock { $0.values.compactMap { $0 } }
         for recheck in all { await recheck() }
     }
 
     /// Hands `fix` to every loop's watchers.
     func publish(_ fix: LocationFix) {
+        guard watchers.withLock({ !$0.isEmpty }) else { return }
         for (loop, table) in tables {
             loop.execute { table.value.deliver(fix) }
         }
@@ -103,7 +105,7 @@ public final class WatchFanOut: Service, Sendable {
         recheck: (@Sendable () async -> Void)? = nil
     ) -> Bool {
         guard let table = table(for: outlet.eventLoop) else { return false }
-        if let recheck { rechecks.withLock { $0[key] = recheck } }
+        watchers.withLock { $0[key] = .some(recheck) }
         outlet.eventLoop.execute {
             table.value.watchers[key] = LoopTable.Watcher(
                 options: options, presentation: presentation, outlet: outlet.value, subscription: key.subscription)
@@ -113,7 +115,7 @@ public final class WatchFanOut: Service, Sendable {
 
     /// Stops delivering to a watcher and drops its undelivered line.
     func remove(_ key: Key, outlet: LoopBoundOutlet) {
-        rechecks.withLock { _ = $0.removeValue(forKey: key) }
+        watchers.withLock { _ = $0.removeValue(forKey: key) }
         guard let table = table(for: outlet.eventLoop) else { return }
         outlet.eventLoop.execute {
             table.value.watchers.removeValue(forKey: key)?.outlet.discard(subscription: key.subscription)
