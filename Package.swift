@@ -53,7 +53,11 @@ let package = Package(
         .target(name: "PetSpotJSON", swiftSettings: swiftSettings),
 
         // MARK: Sources of fixes
-        .target(name: "PetSpotFixHub", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .target(
+            name: "PetSpotFixHub",
+            dependencies: ["PetSpotLocation", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "PetSpotStaticSource", dependencies: ["PetSpotLocation", "PetSpotFixHub"], swiftSettings: swiftSettings),
         .target(
             name: "PetSpotLocationMock",

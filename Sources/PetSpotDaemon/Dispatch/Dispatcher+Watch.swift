@@ -1,7 +1,7 @@
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 
 extension Dispatcher {
     /// `location.watch`: the subscription number, and the follow-up that
@@ -137,11 +137,11 @@ extension Dispatcher {
 /// How one watcher may see fixes, shared by its deliveries (reads) and its
 /// authorization re-checks (writes); `nil` once authorization is gone.
 final class GrantedPresentation: Sendable {
-    private let state: Mutex<FixPresentation?>
+    private let state: NIOLockedValueBox<FixPresentation?>
 
-    init(_ presentation: FixPresentation) { state = Mutex(presentation) }
+    init(_ presentation: FixPresentation) { state = NIOLockedValueBox(presentation) }
 
-    var value: FixPresentation? { state.withLock { $0 } }
+    var value: FixPresentation? { state.withLockedValue { $0 } }
 
-    func set(_ presentation: FixPresentation?) { state.withLock { $0 = presentation } }
+    func set(_ presentation: FixPresentation?) { state.withLockedValue { $0 = presentation } }
 }

@@ -4,7 +4,7 @@ import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
 import PetSpotProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The daemon's ``AccessPolicy``: the configured ``Policy`` (swapped on
 /// reload), decisions remembered per uid in the state directory, allow-once
@@ -35,7 +35,7 @@ public actor PolicyEngine: AccessPolicy {
     /// Watchers waiting for authorization changes. Behind a lock rather
     /// than the actor so an ended watcher's stream removes itself at once
     /// (its termination handler is synchronous): no wake-ups to prune them.
-    private nonisolated let observers = Mutex<Observers>(Observers())
+    private nonisolated let observers = NIOLockedValueBox<Observers>(Observers())
 
     private struct Observers {
         var nextID: UInt64 = 0
@@ -205,7 +205,7 @@ public actor PolicyEngine: AccessPolicy {
 
     public func authorizationChanges() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = observers.withLock { observers in
+        let id = observers.withLockedValue { observers in
             observers.nextID &+= 1
             observers.byID[observers.nextID] = continuation
             return observers.nextID
@@ -215,15 +215,15 @@ public actor PolicyEngine: AccessPolicy {
     }
 
     private nonisolated func forgetObserver(_ id: UInt64) {
-        _ = observers.withLock { $0.byID.removeValue(forKey: id) }
+        _ = observers.withLockedValue { $0.byID.removeValue(forKey: id) }
     }
 
     /// Watchers subscribed to ``authorizationChanges()`` and not ended.
-    public nonisolated var authorizationObserverCount: Int { observers.withLock { $0.byID.count } }
+    public nonisolated var authorizationObserverCount: Int { observers.withLockedValue { $0.byID.count } }
 
     /// Wakes every watcher to re-check its authorization.
     private func notifyChanged() {
-        let continuations = observers.withLock { Array($0.byID.values) }
+        let continuations = observers.withLockedValue { Array($0.byID.values) }
         for continuation in continuations { continuation.yield(()) }
     }
 

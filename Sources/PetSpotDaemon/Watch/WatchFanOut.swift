@@ -2,7 +2,7 @@ import NIOCore
 import PetSpotLocation
 import PetSpotProtocol
 import ServiceLifecycle
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Fans a streaming source's fixes out to every watcher: one job per event
 /// loop per fix, which serializes the fix once per presentation and writes
@@ -41,7 +41,7 @@ public final class WatchFanOut: Service, Sendable {
     /// watchers come and go from any task (and from synchronous end
     /// handlers), a policy change runs the re-checks from ``run()``, and a
     /// fix with nobody watching wakes no event loop.
-    private let watchers = Mutex<[Key: (@Sendable () async -> Void)?]>([:])
+    private let watchers = NIOLockedValueBox<[Key: (@Sendable () async -> Void)?]>([:])
 
     /// Creates the fan-out for the loops of `group`.
     /// - Parameters:
@@ -81,13 +81,13 @@ public final class WatchFanOut: Service, Sendable {
     /// Runs every watcher's re-check (one after another: a reload is rare,
     /// and each asks the policy actor anyway).
     func recheckAll() async {
-        let all = watchers.withLock { $0.values.compactMap { $0 } }
+        let all = watchers.withLockedValue { $0.values.compactMap { $0 } }
         for recheck in all { await recheck() }
     }
 
     /// Hands `fix` to every loop's watchers.
     func publish(_ fix: LocationFix) {
-        guard watchers.withLock({ !$0.isEmpty }) else { return }
+        guard watchers.withLockedValue({ !$0.isEmpty }) else { return }
         for (loop, table) in tables {
             loop.execute { table.value.deliver(fix) }
         }
@@ -105,7 +105,7 @@ public final class WatchFanOut: Service, Sendable {
         recheck: (@Sendable () async -> Void)? = nil
     ) -> Bool {
         guard let table = table(for: outlet.eventLoop) else { return false }
-        watchers.withLock { $0[key] = .some(recheck) }
+        watchers.withLockedValue { $0[key] = .some(recheck) }
         outlet.eventLoop.execute {
             table.value.watchers[key] = LoopTable.Watcher(
                 options: options, presentation: presentation, outlet: outlet.value, subscription: key.subscription)
@@ -115,7 +115,7 @@ public final class WatchFanOut: Service, Sendable {
 
     /// Stops delivering to a watcher and drops its undelivered line.
     func remove(_ key: Key, outlet: LoopBoundOutlet) {
-        watchers.withLock { _ = $0.removeValue(forKey: key) }
+        watchers.withLockedValue { _ = $0.removeValue(forKey: key) }
         guard let table = table(for: outlet.eventLoop) else { return }
         outlet.eventLoop.execute {
             table.value.watchers.removeValue(forKey: key)?.outlet.discard(subscription: key.subscription)
