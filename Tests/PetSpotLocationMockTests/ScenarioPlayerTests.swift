@@ -137,15 +137,23 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
         }
     }
 
-    @Test func loopingScenarioRepeatsUntilCancelled() async {
+    @Test(.timeLimit(.minutes(1))) func loopingScenarioRepeatsUntilCancelled() async throws {
         let hub = FixHub(kind: .simulated)
+        // Waits for the fixes themselves (no polling against a deadline:
+        // under ThreadSanitizer on a loaded machine 5 s was not enough).
+        let fixes = hub.subscribe(WatchOptions())
         let player = Task {
             await ScenarioPlayer(
                 scenario: Scenario(
                     steps: [.fix(ScriptedFix(latitude: 1, longitude: 1)), .wait(.milliseconds(10))], loops: true)
             ).run(reportingTo: hub)
         }
-        #expect(await eventually { await hub.status().fixes >= 3 })
+        var received = 0
+        for try await _ in fixes {
+            received += 1
+            if received == 3 { break }
+        }
+        #expect(received == 3)
         // Returning at all shows the loop honours cancellation.
         player.cancel()
         await player.value
