@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "PetSpotPolicy", targets: ["PetSpotPolicy"]),
         .library(name: "PetSpotJSON", targets: ["PetSpotJSON"]),
         .library(name: "PetSpotConfiguration", targets: ["PetSpotConfiguration"]),
+        .library(name: "PetSpotHotPath", targets: ["PetSpotHotPath"]),
         .executable(name: "petspot-locationd", targets: ["petspot-locationd"]),
         .executable(name: "petspot-location", targets: ["petspot-location"]),
         .executable(name: "petspot-report", targets: ["petspot-report"]),
@@ -128,10 +129,17 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
         // The performance benchmark: load generator, floor server, gpsd and
         // fan-out harness (see README "Performance"). Plain sockets only.
+        // The request hot path's operations, timed by petspot-bench micro and Benchmarks/.
+        .target(
+            name: "PetSpotHotPath",
+            dependencies: ["PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "petspot-bench",
             dependencies: [
-                "PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "CEpoll", argumentParser,
+                "PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotHotPath", "CEpoll",
+                argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
@@ -141,7 +149,7 @@ let package = Package(
         .testTarget(name: "PetSpotJSONTests", dependencies: ["PetSpotJSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotFixHubTests",
-            dependencies: ["PetSpotFixHub", "PetSpotLocation"],
+            dependencies: ["PetSpotFixHub", "PetSpotLocation", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -151,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotLocationMockTests",
-            dependencies: ["PetSpotLocationMock", "PetSpotLocation", "PetSpotFixHub"],
+            dependencies: ["PetSpotLocationMock", "PetSpotLocation", "PetSpotFixHub", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

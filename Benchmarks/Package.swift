@@ -20,10 +20,7 @@ let package = Package(
             name: "HotPath",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "PetSpotProtocol", package: "petspot-location"),
-                .product(name: "PetSpotPolicy", package: "petspot-location"),
-                .product(name: "PetSpotLocation", package: "petspot-location"),
-                .product(name: "PetSpotJSON", package: "petspot-location"),
+                .product(name: "PetSpotHotPath", package: "petspot-location"),
             ],
             path: "Benchmarks/HotPath",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

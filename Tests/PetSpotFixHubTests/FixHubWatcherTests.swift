@@ -1,5 +1,6 @@
 import PetSpotFixHub
 import PetSpotLocation
+import TestSupport
 import Testing
 
 @Suite struct FixHubWatcherTests {

@@ -1,5 +1,6 @@
 import PetSpotFixHub
 import PetSpotLocation
+import TestSupport
 import Testing
 
 /// A fix for the hub tests; `receivedAt` defaults to now.
@@ -10,16 +11,6 @@ func makeFix(
     LocationFix(
         coordinate: Coordinate(latitude: latitude, longitude: longitude), altitude: altitude,
         horizontalAccuracy: accuracy, mode: mode, source: .gpsd, receivedAt: receivedAt)
-}
-
-/// Polls `condition` until it holds or `limit` passes (generous: the machine may be loaded).
-func eventually(within limit: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return await condition()
 }
 
 /// Starts `hub.location(request)` in a task and returns once the hub has

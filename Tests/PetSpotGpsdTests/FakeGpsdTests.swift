@@ -1,6 +1,7 @@
 import Foundation
 import PetSpotFixHub
 import PetSpotLocation
+import TestSupport
 import Testing
 
 @testable import PetSpotGpsd
@@ -36,7 +37,7 @@ struct FakeGpsdTests {
     }
 
     static func waitForCounts(_ hub: FixHub, fixes: Int, rejected: Int) async -> Bool {
-        await eventually(within: .seconds(5)) {
+        await eventually(within: .seconds(5), every: .milliseconds(20)) {
             let status = await hub.status()
             return status.fixes >= fixes && status.rejected >= rejected
         }
@@ -71,7 +72,7 @@ struct FakeGpsdTests {
         ])
         defer { server.stop() }
         await Self.withSource(port: server.port) { source in
-            #expect(await eventually(within: .seconds(5)) { await source.sourceStatus().connected })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await source.sourceStatus().connected })
             await #expect(throws: LocationError.locationUnknown) {
                 try await source.location(LocationRequest(timeout: .seconds(1)))
             }
@@ -95,7 +96,7 @@ struct FakeGpsdTests {
             #expect(fix.coordinate == Coordinate(latitude: 51.25, longitude: 4.75))
             #expect(await source.sourceStatus().fixes == 1)
             // The source reconnects after the close.
-            #expect(await eventually(within: .seconds(5)) { server.acceptedCount >= 2 })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { server.acceptedCount >= 2 })
         }
     }
 
@@ -118,9 +119,9 @@ struct FakeGpsdTests {
         defer { server.stop() }
         await Self.withSource(port: server.port, silence: .seconds(1)) { source in
             #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 0))
-            #expect(await eventually(within: .seconds(5)) { await !source.sourceStatus().connected })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await !source.sourceStatus().connected })
             // … and it reconnects to the same fake.
-            #expect(await eventually(within: .seconds(5)) { server.acceptedCount >= 2 })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { server.acceptedCount >= 2 })
         }
     }
 
@@ -237,9 +238,9 @@ struct FakeGpsdTests {
         }
         defer { server.stop() }
         await Self.withSource(port: server.port, silence: .seconds(1)) { source in
-            #expect(await eventually(within: .seconds(5)) { await source.sourceStatus().connected })
-            #expect(await eventually(within: .seconds(5)) { await !source.sourceStatus().connected })
-            #expect(await eventually(within: .seconds(5)) { server.acceptedCount >= 2 })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await source.sourceStatus().connected })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await !source.sourceStatus().connected })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { server.acceptedCount >= 2 })
         }
     }
 
@@ -275,7 +276,7 @@ struct FakeGpsdTests {
         }
         defer { server.stop() }
         try await Self.withSource(port: server.port, fallback: Self.staticFallback) { source in
-            #expect(await eventually(within: .seconds(5)) { await source.sourceStatus().connected })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await source.sourceStatus().connected })
             let before = try await source.location(LocationRequest(maxAge: .seconds(1)))
             #expect(before.source == .static)
             release.signal()
@@ -285,7 +286,7 @@ struct FakeGpsdTests {
             #expect(after.coordinate == Coordinate(latitude: -33.5, longitude: -70.5))
             // gpsd gone: the fallback answers at once.
             server.stop()
-            #expect(await eventually(within: .seconds(5)) { await !source.sourceStatus().connected })
+            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await !source.sourceStatus().connected })
             try await Task.sleep(for: .milliseconds(1100))
             let down = try await source.location(LocationRequest(maxAge: .seconds(1)))
             #expect(down.source == .static)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PetSpotFixHub
 import PetSpotLocation
+import TestSupport
 import Testing
 
 @testable import PetSpotGpsd
@@ -82,7 +83,7 @@ struct RealGpsdTests {
         defer { runner.cancel() }
 
         if !capture.hasFix {
-            let connected = await eventually(within: .seconds(15)) { await source.sourceStatus().connected }
+            let connected = await eventually(within: .seconds(15), every: .milliseconds(20)) { await source.sourceStatus().connected }
             if connected {
                 await #expect(throws: LocationError.locationUnknown, "\(capture.file)") {
                     try await source.location(LocationRequest(timeout: .seconds(1)))
@@ -181,7 +182,7 @@ struct RealGpsdTests {
             let before = ResourceCount.now()
             for _ in 0..<20 { try await cycle() }
             var after = ResourceCount.now()
-            _ = await eventually(within: .seconds(5)) {
+            _ = await eventually(within: .seconds(5), every: .milliseconds(20)) {
                 after = ResourceCount.now()
                 return after.fileDescriptors <= before.fileDescriptors && after.threads <= before.threads
             }

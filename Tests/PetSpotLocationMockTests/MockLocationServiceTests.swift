@@ -1,6 +1,7 @@
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotLocationMock
+import TestSupport
 import Testing
 
 private let undecided = AuthorizationState(status: .notDetermined, decidedBy: .default)

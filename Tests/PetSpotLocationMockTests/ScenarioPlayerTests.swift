@@ -1,17 +1,8 @@
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotLocationMock
+import TestSupport
 import Testing
-
-/// Polls `condition` until it holds or `limit` passes.
-func eventually(within limit: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return await condition()
-}
 
 /// Records the hub's newest fix each time an `authorization` step runs: a
 /// marker between scripted fixes that needs no timing.

@@ -25,11 +25,10 @@ extension Dispatcher {
     ///   subscription removes it (``ClientSession/activate(_:start:onEnd:)``).
     /// - Otherwise (the static source, or a transport without an outlet) the
     ///   watcher has its own subscription to ``source``, served by its own
-    ///   tasks, and each line goes through `sendUpdate`.
-    func locationWatch(
-        _ options: WatchOptions, session: ClientSession, send: @escaping MessageSink,
-        sendUpdate: @escaping UpdateSink
-    ) async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?) {
+    ///   tasks, and each update goes through `send`.
+    func locationWatch(_ options: WatchOptions, session: ClientSession, send: @escaping MessageSink)
+        async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
+    {
         let method = RPCMethod.locationWatch.rawValue
         let accuracy = try await authorizedAccuracy(session, method: method)
         guard let (number, stop) = await session.openSubscription() else {
@@ -116,7 +115,7 @@ extension Dispatcher {
                     do {
                         for try await fix in source.updates(options) {
                             guard let presentation = granted.value else { return }
-                            try await sendUpdate(UpdateNotification(fix: presentation.apply(fix)), number)
+                            try await send(UpdateNotification(fix: presentation.apply(fix)).message(subscription: number))
                         }
                     } catch let error as LocationError {
                         await end(error)

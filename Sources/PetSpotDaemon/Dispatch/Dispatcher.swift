@@ -7,11 +7,6 @@ import PetSpotProtocol
 /// Sends one message to the client of a connection.
 public typealias MessageSink = @Sendable (JSONValue) async throws -> Void
 
-/// Sends one `location.update` line for a subscription to the client of a
-/// connection; the transport writes the shared bytes straight into its
-/// buffer (see ``UpdateNotification``).
-public typealias UpdateSink = @Sendable (UpdateNotification, _ subscription: Int) async throws -> Void
-
 /// What handling one request yields: the answer (none for a notification)
 /// and, for `location.watch`, the work that streams updates once the
 /// answer has been written.
@@ -62,24 +57,20 @@ public struct Dispatcher: Sendable {
     }
 
     /// Handles one decoded line.
-    /// - Parameters:
-    ///   - send: writes a message to the client.
-    ///   - sendUpdate: writes a `location.update` line; `nil` sends it as a
-    ///     message through `send`.
-    public func handle(
-        _ inbound: RPCInbound, session: ClientSession, send: @escaping MessageSink, sendUpdate: UpdateSink? = nil
-    ) async -> DispatchOutcome {
+    public func handle(_ inbound: RPCInbound, session: ClientSession, send: @escaping MessageSink) async
+        -> DispatchOutcome
+    {
         switch inbound {
         case .failure(let error):
             metrics.error(error)
             return DispatchOutcome(reply: RPCCodec.response(id: .null, error: error))
         case .single(let parsed):
-            return await handle(parsed, session: session, send: send, sendUpdate: sendUpdate)
+            return await handle(parsed, session: session, send: send)
         case .batch(let elements):
             var replies: [JSONValue] = []
             var followUps: [@Sendable () async -> Void] = []
             for element in elements {
-                let outcome = await handle(element, session: session, send: send, sendUpdate: sendUpdate)
+                let outcome = await handle(element, session: session, send: send)
                 if let reply = outcome.reply { replies.append(reply) }
                 if let followUp = outcome.followUp { followUps.append(followUp) }
             }
@@ -96,10 +87,10 @@ public struct Dispatcher: Sendable {
         }
     }
 
-    /// Handles one message of a line (parameters as for a whole line).
-    public func handle(
-        _ parsed: RPCParsed, session: ClientSession, send: @escaping MessageSink, sendUpdate: UpdateSink? = nil
-    ) async -> DispatchOutcome {
+    /// Handles one message of a line.
+    public func handle(_ parsed: RPCParsed, session: ClientSession, send: @escaping MessageSink) async
+        -> DispatchOutcome
+    {
         switch parsed {
         case .invalid(let id, let error):
             metrics.error(error)
@@ -111,10 +102,7 @@ public struct Dispatcher: Sendable {
         case .request(let request):
             metrics.request(request.method)
             do {
-                let sendUpdate = sendUpdate ?? { notification, subscription in
-                    try await send(notification.message(subscription: subscription))
-                }
-                let (result, followUp) = try await call(request, session: session, send: send, sendUpdate: sendUpdate)
+                let (result, followUp) = try await call(request, session: session, send: send)
                 guard let id = request.id else { return DispatchOutcome(reply: nil, followUp: followUp) }
                 return DispatchOutcome(reply: RPCCodec.response(id: id, result: result), followUp: followUp)
             } catch {
@@ -125,9 +113,8 @@ public struct Dispatcher: Sendable {
         }
     }
 
-    private func call(
-        _ request: RPCRequest, session: ClientSession, send: @escaping MessageSink, sendUpdate: @escaping UpdateSink
-    ) async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
+    private func call(_ request: RPCRequest, session: ClientSession, send: @escaping MessageSink)
+        async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
     {
         guard let method = RPCMethod(rawValue: request.method) else { throw .methodNotFound(request.method) }
         switch method {
@@ -136,7 +123,7 @@ public struct Dispatcher: Sendable {
             return (try await locationGet(options, session: session), nil)
         case .locationWatch:
             let options = try RPCParams.locationWatch(request.params)
-            return try await locationWatch(options, session: session, send: send, sendUpdate: sendUpdate)
+            return try await locationWatch(options, session: session, send: send)
         case .locationUnwatch:
             let number = try RPCParams.locationUnwatch(request.params)
             guard await session.closeSubscription(number) else {

@@ -188,19 +188,11 @@ public final class SocketServer: Service {
                 let send: MessageSink = { message in
                     try await outbound.write(ByteBuffer(string: RPCCodec.line(message)))
                 }
-                // Updates are spliced from bytes shared by every watcher of the fix.
-                let allocator = channel.allocator
-                let sendUpdate: UpdateSink = { notification, subscription in
-                    var line = allocator.buffer(capacity: notification.maximumLineLength)
-                    notification.write(subscription: subscription) { line.writeBytes($0) }
-                    try await outbound.write(line)
-                }
                 // On shutdown every connection closes, watchers and waiting
                 // requests included: writes then fail instead of waiting, and
                 // the read loop cancels what is still in flight.
                 await withGracefulShutdownHandler {
-                    await self.readRequests(
-                        inbound, session: session, send: send, sendUpdate: sendUpdate, channel: channel, logger: logger)
+                    await self.readRequests(inbound, session: session, send: send, channel: channel, logger: logger)
                 } onGracefulShutdown: {
                     channel.close(promise: nil)
                 }
@@ -221,7 +213,7 @@ public final class SocketServer: Service {
     /// vanished) and requests still waiting are cancelled at once.
     func readRequests(
         _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, session: ClientSession, send: @escaping MessageSink,
-        sendUpdate: @escaping UpdateSink, channel: any Channel, logger: Logger
+        channel: any Channel, logger: Logger
     ) async {
         await withDiscardingTaskGroup { requests in
             do {
@@ -236,8 +228,7 @@ public final class SocketServer: Service {
                     }
                     let inboundMessage = RPCCodec.decode(line: line.readableBytesView)
                     requests.addTask {
-                        let outcome = await self.dispatcher.handle(
-                            inboundMessage, session: session, send: send, sendUpdate: sendUpdate)
+                        let outcome = await self.dispatcher.handle(inboundMessage, session: session, send: send)
                         await session.endRequest()
                         if let reply = outcome.reply {
                             guard (try? await send(reply)) != nil else { return }

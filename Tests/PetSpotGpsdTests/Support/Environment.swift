@@ -43,16 +43,6 @@ struct ResourceCount: Equatable, CustomStringConvertible {
     var description: String { "\(fileDescriptors) fds, \(threads) threads" }
 }
 
-/// Polls `condition` until it holds or `limit` passes (for states that have no signal).
-func eventually(within limit: Duration, _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
-}
-
 /// At most `limit` bodies at once (gpsfake replays on a 2-core CI machine).
 actor Gate {
     private let limit: Int
