@@ -90,7 +90,7 @@ let package = Package(
             name: "PetSpotDaemon",
             dependencies: [
                 "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotLocationMock", "PetSpotJSON",
-                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", "PetSpotSystemd", logging,
+                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", "PetSpotSystemd", "CMalloc", logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -112,7 +112,8 @@ let package = Package(
                 "PetSpotLocationMock", "PetSpotStaticSource", "PetSpotSystemd", argumentParser, logging,
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         .executableTarget(
             name: "petspot-location",
@@ -127,6 +128,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .systemLibrary(name: "CEpoll"),
+        // glibc's <malloc.h> (malloc_trim), for the daemon's start-up memory release.
+        .systemLibrary(name: "CMalloc"),
         // The performance benchmark: load generator, floor server, gpsd and
         // fan-out harness (see README "Performance"). Plain sockets only.
         // The request hot path's operations, timed by petspot-bench micro and Benchmarks/.

@@ -73,13 +73,19 @@ public struct LocationDaemon: Sendable {
         let logger = self.logger
         let announce: @Sendable () -> Void = {
             notifier.send(.ready(status: "serving"))
+            Self.releaseStartupPages(after: "start-up", logger: logger)
             onReady()
         }
-        let reload: @Sendable () async -> Bool =
+        let reloadConfiguration: @Sendable () async -> Bool =
             onReload ?? {
                 logger.notice("SIGHUP: nothing to reload")
                 return true
             }
+        let reload: @Sendable () async -> Bool = {
+            let taken = await reloadConfiguration()
+            Self.releaseStartupPages(after: "reload", logger: logger)
+            return taken
+        }
         var services: [any Service] = [
             SocketServer(
                 settings: settings, dispatcher: dispatcher, logger: logger, listener: systemd.listener?.fd,
@@ -96,6 +102,18 @@ public struct LocationDaemon: Sendable {
         // Last, so the first to hear of a graceful shutdown.
         services.append(StoppingNotificationService(notifier: notifier))
         return services
+    }
+
+    /// Drops the mappings of code and constants that start-up (or a reload's
+    /// configuration parsing) touched once (``StartupPages``).
+    private static func releaseStartupPages(after phase: String, logger: Logger) {
+        let released = StartupPages.release()
+        logger.debug(
+            "released start-up code pages",
+            metadata: [
+                "after": "\(phase)", "mappings": "\(released.mappings)",
+                "KiB": "\(released.residentBytes / 1024)",
+            ])
     }
 
     /// Runs until SIGTERM/SIGINT (or cancellation), then stops cleanly.

@@ -84,18 +84,21 @@ enum AtomicFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(step: "open", path: path, code: errno) }
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: limit)
-        var filled = 0
-        while filled < limit {
-            let count = bytes[filled...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        // Read through a scratch buffer and appended: a generous limit costs
+        // nothing for a short file (nothing is allocated up to the limit).
+        var bytes: [UInt8] = []
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: min(limit, 64 << 10), alignment: 1)
+        defer { scratch.deallocate() }
+        while bytes.count < limit {
+            let count = Glibc.read(descriptor, scratch.baseAddress, min(scratch.count, limit - bytes.count))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure(step: "read", path: path, code: errno)
             }
             if count == 0 { break }
-            filled += count
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
         }
-        return Array(bytes[..<filled])
+        return bytes
     }
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(Failure) {
