@@ -152,7 +152,10 @@ let package = Package(
         .testTarget(name: "PetSpotJSONTests", dependencies: ["PetSpotJSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotFixHubTests",
-            dependencies: ["PetSpotFixHub", "PetSpotLocation", "TestSupport"],
+            dependencies: [
+                "PetSpotFixHub", "PetSpotLocation", "TestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -64,8 +64,7 @@ public struct LocationDaemon: Sendable {
         let fanOut = source.hub.map { hub in
             WatchFanOut(
                 group: MultiThreadedEventLoopGroup.singleton,
-                authorizationChanges: { await policy.authorizationChanges() }
-            ) { hub.subscribe(WatchOptions()) }
+                authorizationChanges: { await policy.authorizationChanges() }, hub: hub)
         }
         let dispatcher = Dispatcher(
             source: source.service, policy: policy, registry: registry, logger: logger, audit: audit, fanOut: fanOut)

@@ -62,6 +62,7 @@ public actor FixHub {
     private struct Watchers {
         var nextID: UInt64 = 0
         var byID: [UInt64: Watcher] = [:]
+        var observers: [UInt64: @Sendable (LocationFix) -> Void] = [:]
     }
 
     /// Creates a hub.
@@ -172,6 +173,21 @@ public actor FixHub {
         return stream
     }
 
+    /// Calls `observer` with every accepted fix, synchronously on the hub's
+    /// executor as the fix arrives: for a consumer that fans fixes out
+    /// itself and must not add a task wake-up per fix (the daemon's
+    /// ``WatchFanOut`` hands each fix straight to the event loops). It must
+    /// return at once: it holds up the hub while it runs.
+    /// - Returns: ends the observation; later fixes are not passed on.
+    public nonisolated func observe(_ observer: @escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void {
+        let id = watchers.withLockedValue { watchers in
+            watchers.nextID &+= 1
+            watchers.observers[watchers.nextID] = observer
+            return watchers.nextID
+        }
+        return { [weak self] in _ = self?.watchers.withLockedValue { $0.observers.removeValue(forKey: id) } }
+    }
+
     /// The counters and state for `daemon.status`.
     public func status() -> SourceStatus {
         var device: String?
@@ -249,14 +265,15 @@ public actor FixHub {
         // task (taking its status lock) while a consumer being cancelled
         // holds that lock and waits for this one in `removeWatcher`.
         // Yielding under the lock deadlocked the two (seen at shutdown).
-        let due = watchers.withLockedValue { watchers in
+        let (due, observers) = watchers.withLockedValue { watchers in
             var due: [AsyncThrowingStream<LocationFix, any Error>.Continuation] = []
             for (id, watcher) in watchers.byID where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
                 watchers.byID[id]?.lastDelivered = fix
                 due.append(watcher.continuation)
             }
-            return due
+            return (due, Array(watchers.observers.values))
         }
+        for observer in observers { observer(fix) }
         for continuation in due { continuation.yield(fix) }
     }
 

@@ -8,7 +8,9 @@ import PetSpotLocation
 /// (measured when each line is written) and the subscription number. The
 /// rest is kept as three byte runs, and ``write(subscription:at:into:)``
 /// splices the two numbers in, so fanning a fix out to a thousand watchers
-/// costs one JSON serialization, not a thousand.
+/// costs one JSON serialization, not a thousand. A pass that writes every
+/// watcher's line at once can fix the age for the whole pass
+/// (``stamped(at:)``): each line is then two copies and a number.
 ///
 /// The bytes are exactly those of
 /// `RPCCodec.line(RPCCodec.notification(method: "location.update", params: ["fix": …, "subscription": n]))`:
@@ -21,6 +23,8 @@ public struct UpdateNotification: Sendable {
     private let head: [UInt8]
     /// From the comma after the age up to and including `"subscription":`.
     private let middle: [UInt8]
+    /// `head`, the age and `middle` when the age is fixed (``stamped(at:)``).
+    private var stampedPrefix: [UInt8]?
     private static let tail: [UInt8] = Array("}}\n".utf8)
 
     /// Serializes `fix` (everything but its age).
@@ -45,20 +49,64 @@ public struct UpdateNotification: Sendable {
     /// An upper bound of one line's length, for sizing a buffer.
     public var maximumLineLength: Int { head.count + middle.count + Self.tail.count + 48 }
 
+    /// This notification with the age measured once, at `now`, for every
+    /// line written from it (a fan-out pass writes all its lines within
+    /// milliseconds; the age has millisecond precision).
+    public func stamped(at now: ContinuousClock.Instant = .now) -> UpdateNotification {
+        var prefix = head
+        prefix.reserveCapacity(head.count + 24 + middle.count)
+        var age = Self.age(of: fix, at: now)
+        age.withUTF8 { prefix.append(contentsOf: $0) }
+        prefix.append(contentsOf: middle)
+        var copy = self
+        copy.stampedPrefix = prefix
+        return copy
+    }
+
+    /// This notification measuring the age again at each write (for a line
+    /// that waits: its age must say so).
+    public var unstamped: UpdateNotification {
+        var copy = self
+        copy.stampedPrefix = nil
+        return copy
+    }
+
+    private static func age(of fix: LocationFix, at now: ContinuousClock.Instant) -> String {
+        JSONValue.format((fix.age(at: now) * 1000).rounded() / 1000)
+    }
+
     /// Appends the line (newline included) for `subscription`, with the
-    /// fix's age measured at `now`, through `append` (called four times with
-    /// consecutive pieces, so the caller can write straight into its own buffer).
+    /// fix's age measured at `now` (or as stamped, see ``stamped(at:)``),
+    /// through `append` (called with consecutive pieces, so the caller can
+    /// write straight into its own buffer).
     public func write(
         subscription: Int, at now: ContinuousClock.Instant = .now,
         into append: (UnsafeRawBufferPointer) -> Void
     ) {
-        head.withUnsafeBytes(append)
-        var age = JSONValue.format((fix.age(at: now) * 1000).rounded() / 1000)
-        age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
-        middle.withUnsafeBytes(append)
-        var number = String(subscription)
-        number.withUTF8 { append(UnsafeRawBufferPointer($0)) }
-        Self.tail.withUnsafeBytes(append)
+        if let stampedPrefix {
+            stampedPrefix.withUnsafeBytes(append)
+        } else {
+            head.withUnsafeBytes(append)
+            var age = Self.age(of: fix, at: now)
+            age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+            middle.withUnsafeBytes(append)
+        }
+        // The subscription number and the tail, without a String.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
+            var value = subscription.magnitude
+            var start = digits.count - Self.tail.count
+            for (offset, byte) in Self.tail.enumerated() { digits[start + offset] = byte }
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            } while value > 0
+            if subscription < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(digits)[start...]))
+        }
     }
 
     /// The line for `subscription` as bytes.

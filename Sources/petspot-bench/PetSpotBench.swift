@@ -27,8 +27,15 @@ extension PetSpotBench {
 
         @Option(help: "Unix socket path.") var unix: String
         @Option(help: "Loopback TCP port.") var port: UInt16
+        @Option(help: "Unix socket path of the fan-out floor (FanOutFloor).") var fanOutUnix: String?
+        @Option(help: "Fan-out floor writer threads (the daemon has one event loop per core).")
+        var writers: Int = ProcessInfo.processInfo.activeProcessorCount
 
         func run() throws {
+            if let fanOutUnix {
+                let writers = self.writers
+                Thread { FanOutFloor.serve(fanOutUnix, writers: writers, interval: 0.1) }.start()
+            }
             FloorServer.serve([.unix(unix), .tcp(port)])
         }
     }

@@ -25,6 +25,8 @@ struct Report {
     var idle: Idle?
     var loadedRSS: Int?
     var fanOut: FanOutResult?
+    /// The same step against the fan-out floor (``FanOutFloor``).
+    var fanOutFloor: FanOutResult?
 
     func render() -> String {
         var out = "## petspot-bench\n\n"
@@ -45,17 +47,21 @@ struct Report {
             out += "\(Self.micro(latencies.percentile(0.999))) | \(step.result.errors) | \(ratio) |\n"
         }
         if let fanOut {
-            out += "\n| fan-out | watchers | fixes (all delivered) | incomplete | emission→last p50 | p99 | max | first→last p50 | p99 |\n"
-            out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-            out += "| location.watch | \(fanOut.watchers) | \(fanOut.complete) | \(fanOut.incomplete) | "
-            out += "\(Self.milli(fanOut.toLast.percentile(0.5))) | \(Self.milli(fanOut.toLast.percentile(0.99))) | "
-            out += "\(Self.milli(fanOut.toLast.percentile(1))) | \(Self.milli(fanOut.spread.percentile(0.5))) | "
-            out += "\(Self.milli(fanOut.spread.percentile(0.99))) |\n"
-            if let cpu = fanOut.cpuPerUpdate {
-                out += String(format: "\nDaemon CPU (user + system) per delivered update: %.2f µs.\n", cpu)
+            out += "\n| fan-out | watchers | fixes (all delivered) | incomplete | emission→last p50 | p99 | max | first→last p50 | p99 | server CPU per line | reader CPU per line |\n"
+            out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            for (name, result) in [("petspot-locationd location.watch", fanOut)] + (fanOutFloor.map { [("floor (write loop)", $0)] } ?? []) {
+                out += "| \(name) | \(result.watchers) | \(result.complete) | \(result.incomplete) | "
+                out += "\(Self.milli(result.toLast.percentile(0.5))) | \(Self.milli(result.toLast.percentile(0.99))) | "
+                out += "\(Self.milli(result.toLast.percentile(1))) | \(Self.milli(result.spread.percentile(0.5))) | "
+                out += "\(Self.milli(result.spread.percentile(0.99))) | "
+                out += "\(result.cpuPerUpdate.map { String(format: "%.2f µs", $0) } ?? "?") | "
+                out += "\(result.readerCPUPerLine.map { String(format: "%.2f µs", $0) } ?? "?") |\n"
             }
-            out += "\nEmission is the fix's `timestamp` (wall clock when the simulated source made it, "
-            out += "rounded down to the millisecond), so emission→last over-states by up to 1 ms.\n"
+            out += "\nEmission is the fix's `timestamp`: for the daemon the wall clock when the simulated source made "
+            out += "it, rounded down to the millisecond (emission→last over-states by up to 1 ms); for the floor the "
+            out += "exact tick. Server CPU per line is user + system time per delivered line; the reader (this "
+            out += "benchmark, one epoll thread) runs on the same cores, so 1000 lines cost the box about "
+            out += "1000 × (server + reader) of CPU per fix, spread over its cores.\n"
         }
         out += "\n| resources | value |\n|---|---:|\n"
         if let idle {

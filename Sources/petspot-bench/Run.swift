@@ -72,7 +72,10 @@ extension PetSpotBench {
             if !noFloor {
                 floor = try ManagedProcess(
                     name: "floor", executable: ownPath,
-                    arguments: ["floor-server", "--unix", "\(directory)/floor.sock", "--port", String(floorPort)],
+                    arguments: [
+                        "floor-server", "--unix", "\(directory)/floor.sock", "--port", String(floorPort),
+                        "--fan-out-unix", "\(directory)/floor-fan-out.sock",
+                    ],
                     pin: pinServer)
                 usleep(300_000)
             }
@@ -138,6 +141,12 @@ extension PetSpotBench {
                 log("fan-out: \(watchers) watchers, \(fanOutFixes) fixes")
                 report.fanOut = try FanOut(socket: daemonHarness.socket, watchers: watchers, fixes: fanOutFixes)
                     .run(daemon: daemonHarness.process)
+                if let floor {
+                    log("fan-out floor: \(watchers) watchers, \(fanOutFixes) lines each")
+                    report.fanOutFloor = try FanOut(
+                        socket: "\(directory)/floor-fan-out.sock", watchers: watchers, fixes: fanOutFixes
+                    ).run(daemon: floor)
+                }
             }
             report.loadAfter = Self.loadAverage()
             print(report.render())

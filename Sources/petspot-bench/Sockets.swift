@@ -28,6 +28,13 @@ enum Sockets {
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
+    /// The calling thread's CPU time (user + system) in nanoseconds.
+    static func threadCPUNanos() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
     /// The wall clock in nanoseconds since 1970 (`CLOCK_REALTIME`).
     static func realtimeNanos() -> Int64 {
         var now = timespec()

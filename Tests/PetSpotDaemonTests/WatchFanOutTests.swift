@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
 import PetSpotProtocol
@@ -14,8 +15,10 @@ import Testing
     final class RecordingOutlet: UpdateOutlet {
         var lines: [(subscription: Int, fix: LocationFix)] = []
         var discarded: [Int] = []
-        func write(_ notification: UpdateNotification, subscription: Int) {
-            lines.append((subscription, notification.fix))
+        var buffers: [ByteBuffer] = []
+        func write(_ update: RenderedUpdate) {
+            lines.append((update.subscription, update.notification.fix))
+            buffers.append(update.line)
         }
         func discard(subscription: Int) { discarded.append(subscription) }
     }
@@ -61,6 +64,47 @@ import Testing
         #expect(snapped.count == 2)
         #expect(snapped[0] == ReducedAccuracy.reduce(Self.fix(52.2297, after: 0), cellMeters: 3000))
         #expect(snapped.allSatisfy { $0.accuracy == .reduced && ($0.horizontalAccuracy ?? 0) >= 3000 })
+    }
+
+    /// Watchers on other connections with the same subscription number and
+    /// presentation share a rendered line; each line still names its own
+    /// subscription and shows its own presentation.
+    @Test func eachLineNamesItsSubscriptionAndPresentation() throws {
+        let loop = EmbeddedEventLoop()
+        let fanOut = WatchFanOut(group: loop) { AsyncThrowingStream { $0.finish() } }
+        let outlet = RecordingOutlet()
+        let bound = LoopBoundOutlet(outlet, eventLoop: loop)
+        let watchers: [(connection: Int, subscription: Int, presentation: FixPresentation)] = [
+            (1, 1, .full), (2, 1, .full), (3, 2, .full), (4, 1, .reduced(cellMeters: 3000)),
+        ]
+        for watcher in watchers {
+            fanOut.add(
+                WatchFanOut.Key(connection: ConnectionID(UInt64(watcher.connection)), subscription: watcher.subscription),
+                options: WatchOptions(), presentation: GrantedPresentation(watcher.presentation), outlet: bound)
+        }
+        loop.run()
+        fanOut.publish(Self.fix(52.2297, after: 0))
+        loop.run()
+
+        #expect(outlet.buffers.count == 4)
+        var seen: [(subscription: Int, latitude: Double, accuracy: String)] = []
+        for buffer in outlet.buffers {
+            #expect(buffer.readableBytesView.last == UInt8(ascii: "\n"))
+            let message = try JSONValue.parse(bytes: buffer.readableBytesView.dropLast())
+            guard case .number(let subscription)? = message["params"]?["subscription"],
+                case .number(let latitude)? = message["params"]?["fix"]?["latitude"],
+                case .string(let accuracy)? = message["params"]?["fix"]?["accuracy"]
+            else {
+                Issue.record("not an update: \(String(buffer: buffer))")
+                continue
+            }
+            seen.append((Int(subscription), latitude, accuracy))
+        }
+        let reduced = ReducedAccuracy.reduce(Self.fix(52.2297, after: 0), cellMeters: 3000).coordinate.latitude
+        #expect(seen.filter { $0.accuracy == "full" }.map(\.subscription).sorted() == [1, 1, 2])
+        #expect(seen.filter { $0.accuracy == "full" }.allSatisfy { $0.latitude == 52.2297 })
+        #expect(seen.filter { $0.accuracy == "reduced" }.map(\.subscription) == [1])
+        #expect(seen.filter { $0.accuracy == "reduced" }.map(\.latitude) == [reduced])
     }
 
     @Test func aRemovedWatcherGetsNothingMoreAndLosesItsHeldLine() throws {

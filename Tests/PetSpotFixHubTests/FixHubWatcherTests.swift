@@ -1,9 +1,30 @@
+import NIOConcurrencyHelpers
 import PetSpotFixHub
 import PetSpotLocation
 import TestSupport
 import Testing
 
 @Suite struct FixHubWatcherTests {
+    /// An observer hears every accepted fix as the hub takes it (before
+    /// `receive` returns), never a rejected one, and nothing after it ends.
+    @Test func observerGetsEveryValidFixSynchronouslyUntilItEnds() async throws {
+        let hub = FixHub(kind: .gpsd, minimumMode: .threeD)
+        let heard = NIOLockedValueBox<[LocationFix]>([])
+        let end = hub.observe { fix in heard.withLockedValue { $0.append(fix) } }
+        let first = makeFix(latitude: 1)
+        await hub.receive(.fix(first))
+        #expect(heard.withLockedValue { $0 } == [first])
+        await hub.receive(.fix(makeFix(latitude: 91)))  // invalid coordinate
+        await hub.receive(.fix(makeFix(latitude: 2, mode: .twoD)))  // below min_mode
+        #expect(heard.withLockedValue { $0 } == [first])
+        let second = makeFix(latitude: 3)
+        await hub.receive(.fix(second))
+        #expect(heard.withLockedValue { $0 } == [first, second])
+        end()
+        await hub.receive(.fix(makeFix(latitude: 4)))
+        #expect(heard.withLockedValue { $0 } == [first, second])
+    }
+
     @Test func watcherGetsEveryValidFixWhenReading() async throws {
         let hub = FixHub(kind: .gpsd)
         let stream = hub.subscribe(WatchOptions())

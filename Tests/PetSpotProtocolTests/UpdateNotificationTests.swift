@@ -21,10 +21,13 @@ struct UpdateNotificationTests {
             receivedAt: now - .seconds(86_400 * 3)),
     ]
 
-    @Test("bytes equal the message serialized whole", arguments: fixes, [1, 7, 32, 123_456])
+    @Test("bytes equal the message serialized whole", arguments: fixes, [0, 1, 7, 32, 123_456, 1_000_000_000])
     func matchesTheSerializer(fix: LocationFix, subscription: Int) throws {
         let notification = UpdateNotification(fix: fix)
         let spliced = notification.line(subscription: subscription, at: Self.now)
+        // Stamped for a pass at the same instant: the same bytes, whenever written.
+        let stamped = notification.stamped(at: Self.now).line(subscription: subscription, at: Self.now + .seconds(9))
+        #expect(stamped == spliced)
         let whole = RPCCodec.line(
             RPCCodec.notification(
                 method: "location.update",
@@ -40,5 +43,9 @@ struct UpdateNotificationTests {
         let later = String(decoding: notification.line(subscription: 1, at: Self.now + .milliseconds(2250)), as: UTF8.self)
         #expect(later.contains(#""age":2.25,"#))
         #expect(later.hasSuffix(#","subscription":1}}"# + "\n"))
+        // Unstamped again, a line measures its age when written.
+        let unstamped = notification.stamped(at: Self.now).unstamped
+        let again = String(decoding: unstamped.line(subscription: 1, at: Self.now + .milliseconds(500)), as: UTF8.self)
+        #expect(again.contains(#""age":0.5,"#))
     }
 }

@@ -8,7 +8,8 @@ import PetSpotProtocol
 /// subscription keeps only its newest undelivered line (SPEC §5: a watcher
 /// that does not read never slows other clients, and the daemon keeps only
 /// the newest update for it); they go out when the channel drains. The fix's
-/// `age` is measured when a line is written, so a line that waited says so.
+/// `age` is that of the fan-out pass for a line written at once, and is
+/// measured again when a held line goes out, so a line that waited says so.
 ///
 /// It sits in the pipeline (nearest the socket) to hear of writability
 /// changes; everything else passes through untouched.
@@ -26,12 +27,13 @@ final class UpdateWriter: ChannelInboundHandler, UpdateOutlet {
         pending.removeAll()
     }
 
-    func write(_ notification: UpdateNotification, subscription: Int) {
+    func write(_ update: RenderedUpdate) {
         guard let context else { return }
         if pending.isEmpty, context.channel.isWritable {
-            context.writeAndFlush(NIOAny(Self.line(notification, subscription: subscription, in: context)), promise: nil)
+            context.writeAndFlush(NIOAny(update.line), promise: nil)
         } else {
-            pending[subscription] = notification
+            // A held line measures its age when it goes out.
+            pending[update.subscription] = update.notification.unstamped
             drain(context)
         }
     }

@@ -3,6 +3,7 @@ import PetSpotLocation
 import PetSpotProtocol
 import ServiceLifecycle
 import NIOConcurrencyHelpers
+import PetSpotFixHub
 
 /// Fans a streaming source's fixes out to every watcher: one job per event
 /// loop per fix, which serializes the fix once per presentation and writes
@@ -34,7 +35,17 @@ public final class WatchFanOut: Service, Sendable {
         }
     }
 
-    private let fixes: @Sendable () -> AsyncThrowingStream<LocationFix, any Error>
+    /// Where fixes come from.
+    enum Input: Sendable {
+        /// A stream of every fix, consumed by ``run()``.
+        case stream(@Sendable () -> AsyncThrowingStream<LocationFix, any Error>)
+        /// A synchronous observation (``FixHub/observe(_:)``): each fix goes
+        /// to the loops from the source's own executor, with no task wake-up
+        /// in between. Returns the observation's end.
+        case observation(@Sendable (@escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void)
+    }
+
+    private let input: Input
     private let authorizationChanges: (@Sendable () async -> AsyncStream<Void>)?
     private let tables: [(loop: any EventLoop, table: NIOLoopBoundBox<LoopTable>)]
     /// Every watcher, with its authorization re-check. Behind a lock:
@@ -50,12 +61,28 @@ public final class WatchFanOut: Service, Sendable {
     ///   - authorizationChanges: yields whenever authorizations may have
     ///     changed (``AccessPolicy/authorizationChanges()``); every watcher's
     ///     re-check then runs. `nil`: nothing re-checks.
-    public init(
+    public convenience init(
         group: any EventLoopGroup,
         authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
         fixes: @escaping @Sendable () -> AsyncThrowingStream<LocationFix, any Error>
     ) {
-        self.fixes = fixes
+        self.init(group: group, authorizationChanges: authorizationChanges, input: .stream(fixes))
+    }
+
+    /// Creates the fan-out for the loops of `group`, fed by `hub` directly
+    /// (``FixHub/observe(_:)``): the daemon's way, one task wake-up less
+    /// per fix than a stream.
+    public convenience init(
+        group: any EventLoopGroup, authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
+        hub: FixHub
+    ) {
+        self.init(group: group, authorizationChanges: authorizationChanges, input: .observation(hub.observe))
+    }
+
+    init(
+        group: any EventLoopGroup, authorizationChanges: (@Sendable () async -> AsyncStream<Void>)?, input: Input
+    ) {
+        self.input = input
         self.authorizationChanges = authorizationChanges
         self.tables = group.makeIterator().map { loop in
             (loop, NIOLoopBoundBox.makeBoxSendingValue(LoopTable(), as: LoopTable.self, eventLoop: loop))
@@ -72,8 +99,15 @@ public final class WatchFanOut: Service, Sendable {
                     for await _ in changes.cancelOnGracefulShutdown() { await self.recheckAll() }
                 }
             }
-            for try await fix in fixes().cancelOnGracefulShutdown() {
-                publish(fix)
+            switch input {
+            case .stream(let fixes):
+                for try await fix in fixes().cancelOnGracefulShutdown() {
+                    publish(fix)
+                }
+            case .observation(let observe):
+                let end = observe { [self] fix in publish(fix) }
+                defer { end() }
+                try? await gracefulShutdown()
             }
         }
     }
@@ -147,23 +181,34 @@ final class LoopTable {
 
     var watchers: [WatchFanOut.Key: Watcher] = [:]
 
-    /// Writes `fix` to every watcher whose options take it, serialized once per presentation.
+    /// Writes `fix` to every watcher whose options take it: serialized once
+    /// per presentation with the age measured once for the pass, and each
+    /// distinct line (presentation and subscription number) rendered once.
     func deliver(_ fix: LocationFix) {
         guard !watchers.isEmpty else { return }
-        var encoded: [FixPresentation: UpdateNotification] = [:]
+        let now = ContinuousClock.now
+        // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher.
+        var rendered: [(presentation: FixPresentation, notification: UpdateNotification, lines: [Int: RenderedUpdate])] = []
         for watcher in watchers.values {
             guard watcher.options.shouldDeliver(fix, after: watcher.lastDelivered),
                 let presentation = watcher.presentation.value
             else { continue }
             watcher.lastDelivered = fix
-            let notification: UpdateNotification
-            if let known = encoded[presentation] {
-                notification = known
+            let index: Int
+            if let known = rendered.firstIndex(where: { $0.presentation == presentation }) {
+                index = known
             } else {
-                notification = UpdateNotification(fix: presentation.apply(fix))
-                encoded[presentation] = notification
+                index = rendered.count
+                rendered.append((presentation, UpdateNotification(fix: presentation.apply(fix)).stamped(at: now), [:]))
             }
-            watcher.outlet.write(notification, subscription: watcher.subscription)
+            let update: RenderedUpdate
+            if let line = rendered[index].lines[watcher.subscription] {
+                update = line
+            } else {
+                update = RenderedUpdate(rendered[index].notification, subscription: watcher.subscription)
+                rendered[index].lines[watcher.subscription] = update
+            }
+            watcher.outlet.write(update)
         }
     }
 }
