@@ -199,7 +199,7 @@ let package = Package(
             name: "PetSpotDaemonTests",
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
-                "PetSpotFixHub", "PetSpotLocationMock", logging,
+                "PetSpotFixHub", "PetSpotLocationMock", "PetSpotStaticSource", logging,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -29,10 +29,16 @@ import TestSupport
         let subscription = resultObject(try watcher.call("location.watch"))?["subscription"] as? Int
         #expect(subscription != nil)
         _ = try watcher.message(method: "location.update")
+        // A connection already answered (its decision kept for answers given
+        // at once on the event loop) is judged by the new policy too.
+        let early = try daemon.connect()
+        #expect(resultObject(try early.call("location.get", id: 10)) != nil)
+        #expect(resultObject(try early.call("location.get", id: 11)) != nil)
 
         try daemon.writeConfiguration(policy: Self.rule("denied"))
         daemon.child?.signal(SIGHUP)
         let ended = try watcher.message(method: "location.error")
+        #expect(errorCode(try early.call("location.get", id: 12)) == -32002)
         let params = ended["params"] as? [String: Any]
         #expect(params?["subscription"] as? Int == subscription)
         #expect(((params?["error"] as? [String: Any])?["code"] as? Int) == -32002)

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import NIOConcurrencyHelpers
 
 /// The audit log (SPEC §6): one JSON object per line in `daemon.audit_log`,
 /// mode 0600 (its directory created 0700 when missing), rotated by size.
@@ -22,10 +23,16 @@ public actor AuditLog {
     public nonisolated let path: String
     /// The size that starts a rotation.
     public nonisolated let maxBytes: Int
-    private let logger: Logger
-    private var descriptor: Int32 = -1
-    private var size = 0
-    private var lastFailure: String?
+    private nonisolated let logger: Logger
+    /// The open file, behind a lock rather than the actor so that a request
+    /// answered on its event loop records without a task (``recordNow(_:)``).
+    private nonisolated let file = NIOLockedValueBox(OpenFile())
+
+    private struct OpenFile: Sendable {
+        var descriptor: Int32 = -1
+        var size = 0
+        var lastFailure: String?
+    }
 
     /// Creates a log writing to `path`, rotating at `maxBytes`.
     public init(path: String, maxBytes: Int, logger: Logger) {
@@ -35,32 +42,38 @@ public actor AuditLog {
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        file.withLockedValue { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
     /// Appends one record.
-    public func record(_ record: AuditRecord) {
+    public func record(_ record: AuditRecord) { recordNow(record) }
+
+    /// Appends one record at once, from any thread: records from all
+    /// threads are appended whole and in the order they take the lock.
+    public nonisolated func recordNow(_ record: AuditRecord) {
         let line = record.jsonLine
-        do {
-            try openIfNeeded()
-            if size > 0 && size + line.count > maxBytes { try rotate() }
-            try append(line)
-            lastFailure = nil
-        } catch {
-            let text = "\(error)"
-            if text != lastFailure {
-                logger.error("cannot write the audit log", metadata: ["file": "\(path)", "error": "\(text)"])
-                lastFailure = text
-            }
-            if descriptor >= 0 {
-                close(descriptor)
-                descriptor = -1
+        file.withLockedValue { file in
+            do {
+                try openIfNeeded(&file)
+                if file.size > 0 && file.size + line.count > maxBytes { try rotate(&file) }
+                try append(line, to: &file)
+                file.lastFailure = nil
+            } catch {
+                let text = "\(error)"
+                if text != file.lastFailure {
+                    logger.error("cannot write the audit log", metadata: ["file": "\(path)", "error": "\(text)"])
+                    file.lastFailure = text
+                }
+                if file.descriptor >= 0 {
+                    close(file.descriptor)
+                    file.descriptor = -1
+                }
             }
         }
     }
 
-    private func openIfNeeded() throws(AtomicFile.Failure) {
-        guard descriptor < 0 else { return }
+    private nonisolated func openIfNeeded(_ file: inout OpenFile) throws(AtomicFile.Failure) {
+        guard file.descriptor < 0 else { return }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try AtomicFile.makeDirectory(String(path[..<slash]))
         }
@@ -68,27 +81,27 @@ public actor AuditLog {
         guard opened >= 0 else { throw AtomicFile.Failure(step: "open", path: path, code: errno) }
         fchmod(opened, 0o600)
         var status = stat()
-        size = fstat(opened, &status) == 0 ? Int(status.st_size) : 0
-        descriptor = opened
+        file.size = fstat(opened, &status) == 0 ? Int(status.st_size) : 0
+        file.descriptor = opened
     }
 
-    private func rotate() throws(AtomicFile.Failure) {
-        close(descriptor)
-        descriptor = -1
+    private nonisolated func rotate(_ file: inout OpenFile) throws(AtomicFile.Failure) {
+        close(file.descriptor)
+        file.descriptor = -1
         guard rename(path, path + ".1") == 0 else { throw AtomicFile.Failure(step: "rotate", path: path, code: errno) }
-        try openIfNeeded()
+        try openIfNeeded(&file)
     }
 
-    private func append(_ line: [UInt8]) throws(AtomicFile.Failure) {
+    private nonisolated func append(_ line: [UInt8], to file: inout OpenFile) throws(AtomicFile.Failure) {
         var offset = 0
         while offset < line.count {
-            let written = line[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let written = line[offset...].withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw AtomicFile.Failure(step: "write", path: path, code: errno)
             }
             offset += written
         }
-        size += line.count
+        file.size += line.count
     }
 }

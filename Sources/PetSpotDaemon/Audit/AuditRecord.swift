@@ -65,28 +65,30 @@ extension AuditRecord {
     /// location answer is recorded, and Foundation's encoder cost more than
     /// the answer (docs/PERFORMANCE.md).
     public var jsonLine: [UInt8] {
-        var client: [String: JSONValue] = [
-            "uid": .number(Double(self.client.uid)), "gid": .number(Double(self.client.gid)),
-            "pid": .number(Double(self.client.pid)),
-        ]
-        if let user = self.client.user { client["user"] = .string(user) }
-        if let groups = self.client.groups { client["groups"] = .array(groups.map(JSONValue.string)) }
-        if let unit = self.client.unit { client["unit"] = .string(unit) }
-        if let executable = self.client.executable { client["executable"] = .string(executable) }
-        var members: [String: JSONValue] = [
-            "time": .string(time), "method": .string(method), "client": .object(client),
-        ]
-        if let status { members["status"] = .string(status.rawValue) }
-        if let accuracy { members["accuracy"] = .string(accuracy.rawValue) }
-        if let decidedBy { members["decidedBy"] = .string(decidedBy) }
-        if let source { members["source"] = .string(source.rawValue) }
-        if let fixAge, fixAge.isFinite { members["fixAge"] = .number(fixAge) }
-        if let reason { members["reason"] = .string(reason) }
-        if let targetUid { members["targetUid"] = .number(Double(targetUid)) }
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        JSONValue.object(members).write(utf8: &line)
-        line.append(UInt8(ascii: "\n"))
-        return line
+        // Members in ascending key order (JSONObjectWriter).
+        var client = JSONObjectWriter(capacity: 160)
+        client.add("executable", string: self.client.executable)
+        client.add("gid", number: Double(self.client.gid))
+        client.add("groups", self.client.groups.map { .array($0.map(JSONValue.string)) })
+        client.add("pid", number: Double(self.client.pid))
+        client.add("uid", number: Double(self.client.uid))
+        client.add("unit", string: self.client.unit)
+        client.add("user", string: self.client.user)
+        client.finish()
+        var line = JSONObjectWriter(capacity: 320)
+        line.add("accuracy", string: accuracy?.rawValue)
+        line.add("client", object: client)
+        line.add("decidedBy", string: decidedBy)
+        line.add("fixAge", number: fixAge.flatMap { $0.isFinite ? $0 : nil })
+        line.add("method", string: method)
+        line.add("reason", string: reason)
+        line.add("source", string: source?.rawValue)
+        line.add("status", string: status?.rawValue)
+        line.add("targetUid", number: targetUid.map(Double.init))
+        line.add("time", string: time)
+        line.finish()
+        var bytes = line.bytes
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 }

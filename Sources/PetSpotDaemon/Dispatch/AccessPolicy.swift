@@ -31,6 +31,42 @@ public protocol AccessPolicy: Sendable {
     /// A stream that yields whenever authorizations may have changed for
     /// clients already connected (reload, reset); watchers re-check on it.
     func authorizationChanges() async -> AsyncStream<Void>
+    /// The client's authorization with what it shows, and the policy's
+    /// ``grantGeneration`` it was decided under.
+    func grant(for client: ClientIdentity, connection: ConnectionID) async -> AccessGrant
+    /// A number that changes before any decision can change (reload,
+    /// remembered decision, reset, allow-once): a grant decided under the
+    /// current number is still valid. `nil`: grants cannot be kept.
+    var grantGeneration: UInt64? { get }
+}
+
+/// A client's authorization as decided once, kept by its connection so a
+/// `location.get` answered at once (on the connection's event loop, see
+/// ``Dispatcher/answerAtOnce(_:session:)``) need not ask the policy again
+/// while the policy's ``AccessPolicy/grantGeneration`` stays the same.
+public struct AccessGrant: Sendable, Equatable {
+    public var state: AuthorizationState
+    /// How fixes are shown to the client, when it is authorized.
+    public var presentation: FixPresentation?
+    /// The policy's generation the grant was decided under; `nil`: not to be kept.
+    public var generation: UInt64?
+
+    public init(state: AuthorizationState, presentation: FixPresentation?, generation: UInt64?) {
+        self.state = state
+        self.presentation = presentation
+        self.generation = generation
+    }
+}
+
+extension AccessPolicy {
+    /// A grant that is never kept: ``status(for:connection:)`` and ``presentation(for:)``.
+    public func grant(for client: ClientIdentity, connection: ConnectionID) async -> AccessGrant {
+        let state = await status(for: client, connection: connection)
+        let presentation = state.status == .authorized ? await presentation(for: state.accuracy ?? .full) : nil
+        return AccessGrant(state: state, presentation: presentation, generation: nil)
+    }
+
+    public var grantGeneration: UInt64? { nil }
 }
 
 extension AccessPolicy {
@@ -78,4 +114,11 @@ public struct OpenAccess: AccessPolicy {
 
     /// Never yields: nothing changes.
     public func authorizationChanges() async -> AsyncStream<Void> { AsyncStream { _ in } }
+
+    public func grant(for client: ClientIdentity, connection: ConnectionID) async -> AccessGrant {
+        AccessGrant(state: await status(for: client, connection: connection), presentation: .full, generation: 0)
+    }
+
+    /// Nothing ever changes.
+    public var grantGeneration: UInt64? { 0 }
 }

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import PetSpotLocation
 
 /// The state of one connection: who it is, its subscriptions, its
@@ -9,6 +10,8 @@ public actor ClientSession {
     /// Where ``WatchFanOut`` writes this connection's updates; `nil` when
     /// the transport has none (updates then go through the message sink).
     public nonisolated let updateOutlet: LoopBoundOutlet?
+    /// The newest kept ``AccessGrant`` (``Dispatcher/answerAtOnce(_:session:)``).
+    private nonisolated let keptGrant = NIOLockedValueBox<AccessGrant?>(nil)
     private let maxSubscriptions: Int
     private let maxInFlight: Int
     private var nextSubscription = 0
@@ -86,6 +89,18 @@ public actor ClientSession {
             subscription.stop.finish()
             subscription.onEnd?()
         }
+    }
+
+    /// Keeps `grant` for answers given at once, when it can be kept.
+    public nonisolated func keep(_ grant: AccessGrant) {
+        guard grant.generation != nil else { return }
+        keptGrant.withLockedValue { $0 = grant }
+    }
+
+    /// The kept grant, when it was decided under `generation` (still valid).
+    public nonisolated func grant(valid generation: UInt64?) -> AccessGrant? {
+        guard let generation else { return nil }
+        return keptGrant.withLockedValue { $0?.generation == generation ? $0 : nil }
     }
 
     /// Subscriptions open now.

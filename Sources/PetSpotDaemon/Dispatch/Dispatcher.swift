@@ -35,6 +35,8 @@ public struct Dispatcher: Sendable {
     /// Delivers a streaming source's fixes to watchers loop by loop; `nil`
     /// gives each watcher its own subscription to ``source``.
     public let fanOut: WatchFanOut?
+    /// ``source`` when it can answer without waiting.
+    private let immediate: (any ImmediateLocationAnswering)?
 
     public init(
         source: any LocationService & SourceStatusReporting,
@@ -47,6 +49,7 @@ public struct Dispatcher: Sendable {
         startedAt: ContinuousClock.Instant = .now
     ) {
         self.fanOut = fanOut
+        self.immediate = source as? any ImmediateLocationAnswering
         self.metrics = DaemonMetrics(factory: metrics)
         self.source = source
         self.policy = policy
@@ -85,6 +88,39 @@ public struct Dispatcher: Sendable {
             }
             return DispatchOutcome(reply: replies.isEmpty ? nil : .array(replies), followUp: combined)
         }
+    }
+
+    /// Answers `line` at once, on the caller's thread, when it is a
+    /// `location.get` that nothing has to wait for: the client's grant is
+    /// kept and still valid (``ClientSession/keep(_:)``), and the source has
+    /// a fix that answers it now. The answer, audit record and counters are
+    /// those ``handle(_:session:send:)`` gives; `nil` means "not at once",
+    /// and the line must go to ``handle(_:session:send:)``.
+    ///
+    /// This is the common request; answered here it costs no task, actor
+    /// hop or async write (docs/PERFORMANCE.md).
+    public func answerAtOnce(_ line: some Collection<UInt8>, session: ClientSession) -> [UInt8]? {
+        guard let immediate, let grant = session.grant(valid: policy.grantGeneration),
+            grant.state.status == .authorized, let presentation = grant.presentation,
+            case .single(.request(let request)) = RPCCodec.decode(line: line),
+            request.method == RPCMethod.locationGet.rawValue, let id = request.id,
+            let options = try? RPCParams.locationGet(request.params),
+            let fix = immediate.immediateLocation(options)
+        else { return nil }
+        metrics.request(request.method)
+        let shown = presentation.apply(fix)
+        let accuracy = grant.state.accuracy ?? .full
+        audit?.recordNow(
+            AuditRecord(
+                method: request.method, client: session.identity, status: .authorized, accuracy: accuracy,
+                source: shown.source, fixAge: shown.age()))
+        logger.debug(
+            "location answered",
+            metadata: [
+                "client": "\(session.identity.uid)/\(session.identity.pid)", "source": "\(shown.source.rawValue)",
+                "age": "\(shown.age())",
+            ])
+        return Array(RPCCodec.line(RPCCodec.response(id: id, result: WireCoding.encode(shown))).utf8)
     }
 
     /// Handles one message of a line.
@@ -168,12 +204,14 @@ public struct Dispatcher: Sendable {
     func authorizedAccuracy(_ session: ClientSession, method: String) async throws(RPCError)
         -> AccuracyAuthorization
     {
-        let state = await policy.status(for: session.identity, connection: session.id)
+        let grant = await policy.grant(for: session.identity, connection: session.id)
+        let state = grant.state
         if let refusal = LocationError(refusing: state.status) {
             await audit?.record(
                 AuditRecord(method: method, state: state, client: session.identity, reason: refusal.reason))
             throw RPCError(refusal)
         }
+        session.keep(grant)
         return state.accuracy ?? .full
     }
 

@@ -26,9 +26,14 @@ import NIOConcurrencyHelpers
 /// A reload that no longer lists the agent's user or groups drops it.
 public actor PolicyEngine: AccessPolicy {
     /// The policy in force.
-    public private(set) var policy: Policy
-    private var store: DecisionStore
-    private var allowOnce: [ConnectionID: (uid: UInt32, decision: RememberedDecision)] = [:]
+    public private(set) var policy: Policy { willSet { decisionsChange() } }
+    private var store: DecisionStore { willSet { decisionsChange() } }
+    private var allowOnce: [ConnectionID: (uid: UInt32, decision: RememberedDecision)] = [:] {
+        willSet { decisionsChange() }
+    }
+    /// ``grantGeneration``: moved on, before the change, by every change of
+    /// what ``status(for:connection:)`` can answer.
+    private nonisolated let generation = NIOLockedValueBox<UInt64>(0)
     private var agent: Agent?
     private var pending: [Int: Pending] = [:]
     private var nextPrompt = 0
@@ -136,6 +141,23 @@ public actor PolicyEngine: AccessPolicy {
                 method: "authorization.request", client: client, status: state.status, accuracy: state.accuracy,
                 decidedBy: how))
         return state
+    }
+
+    public func grant(for client: ClientIdentity, connection: ConnectionID) -> AccessGrant {
+        // Read inside the actor, where every change happens: the generation
+        // and the decision belong together.
+        let generation = self.generation.withLockedValue { $0 }
+        let state = status(for: client, connection: connection)
+        let presentation = state.status == .authorized ? presentation(for: state.accuracy ?? .full) : nil
+        return AccessGrant(state: state, presentation: presentation, generation: generation)
+    }
+
+    public nonisolated var grantGeneration: UInt64? { generation.withLockedValue { $0 } }
+
+    /// Runs before any change of the policy, the remembered decisions or the
+    /// allow-once grants: grants kept by connections are no longer valid.
+    private nonisolated func decisionsChange() {
+        generation.withLockedValue { $0 &+= 1 }
     }
 
     public func presentation(for accuracy: AccuracyAuthorization) -> FixPresentation {

@@ -25,6 +25,8 @@ public final class SocketServer: Service {
         var credentials: PeerCredentials
         /// Where the fan-out writes its updates.
         var updateOutlet: LoopBoundOutlet
+        /// Answers `location.get` at once once the session is attached.
+        var immediateAnswers: NIOLoopBound<ImmediateAnswerHandler>
         /// Its place in ``SocketServer/accepted`` until a task takes it over.
         var ticket: UInt64
     }
@@ -71,19 +73,25 @@ public final class SocketServer: Service {
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536)
 
     /// Sets up an accepted connection: its peer credentials, the update
-    /// writer, then the line decoder (bounded), wrapped for async use.
-    static func accept(_ channel: any Channel, holding registry: AcceptedConnections) -> EventLoopFuture<Accepted> {
+    /// writer, the line decoder (bounded), the immediate answers, wrapped
+    /// for async use.
+    static func accept(
+        _ channel: any Channel, dispatcher: Dispatcher, holding registry: AcceptedConnections
+    ) -> EventLoopFuture<Accepted> {
         PeerCredentials.read(from: channel).flatMapThrowing { credentials in
             let updates = UpdateWriter()
             try channel.pipeline.syncOperations.addHandler(updates)
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
+            let immediate = ImmediateAnswerHandler(dispatcher: dispatcher)
+            try channel.pipeline.syncOperations.addHandler(immediate)
             let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                 wrappingChannelSynchronously: channel,
                 configuration: .init(isOutboundHalfClosureEnabled: true))
             return Accepted(
                 channel: wrapped, credentials: credentials,
-                updateOutlet: LoopBoundOutlet(updates, eventLoop: channel.eventLoop), ticket: registry.hold(wrapped))
+                updateOutlet: LoopBoundOutlet(updates, eventLoop: channel.eventLoop),
+                immediateAnswers: NIOLoopBound(immediate, eventLoop: channel.eventLoop), ticket: registry.hold(wrapped))
         }
     }
 
@@ -95,7 +103,9 @@ public final class SocketServer: Service {
             server = try await ServerBootstrap(group: group)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(listener) { [accepted] channel in Self.accept(channel, holding: accepted) }
+                .bind(listener) { [accepted, dispatcher] channel in
+                    Self.accept(channel, dispatcher: dispatcher, holding: accepted)
+                }
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
             servingPath = boundPath
             logger.info("serving on the socket systemd passed", metadata: ["socket": "\(boundPath)", "fd": "\(listener)"])
@@ -143,7 +153,9 @@ public final class SocketServer: Service {
                 .serverChannelOption(.backlog, value: 256)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(unixDomainSocketPath: path) { [accepted] channel in Self.accept(channel, holding: accepted) }
+                .bind(unixDomainSocketPath: path) { [accepted, dispatcher] channel in
+                    Self.accept(channel, dispatcher: dispatcher, holding: accepted)
+                }
             umask(previousMask)
         } catch {
             umask(previousMask)
@@ -182,6 +194,8 @@ public final class SocketServer: Service {
             id: connectionID, identity: identity, maxSubscriptions: settings.maxSubscriptionsPerClient,
             maxInFlight: settings.maxRequestsInFlight, updateOutlet: accepted.updateOutlet)
         logger.debug("connected")
+        let immediateAnswers = accepted.immediateAnswers
+        accepted.channel.channel.eventLoop.execute { immediateAnswers.value.attach(session) }
         do {
             let channel = accepted.channel.channel
             try await accepted.channel.executeThenClose { inbound, outbound in

@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+@testable import PetSpotDaemon
+import PetSpotFixHub
+import PetSpotJSON
+import PetSpotLocation
+import PetSpotPolicy
+import PetSpotProtocol
+import PetSpotStaticSource
+import Testing
+import TestSupport
+
+/// `location.get` answered at once on the event loop gives exactly what the
+/// full path gives, and only while the decision it relies on still holds.
+@Suite struct ImmediateAnswerTests {
+    static let alice = ClientIdentity(uid: 1000, gid: 1000, pid: 20, user: "alice", groups: ["alice"])
+    static let root = ClientIdentity(uid: 0, gid: 0, pid: 10, user: "root", groups: ["root"])
+    static let position = try! StaticPosition(latitude: 52.2297, longitude: 21.0122, horizontalAccuracy: 30)
+
+    struct Setup {
+        let directory: TemporaryDirectory
+        let engine: PolicyEngine
+        let dispatcher: Dispatcher
+        let session: ClientSession
+        let auditPath: String
+
+        init(policy: Policy, source: any LocationService & SourceStatusReporting = StaticLocationService(position: position))
+            throws
+        {
+            directory = try TemporaryDirectory()
+            auditPath = directory.file("audit.jsonl")
+            let logger = Logger(label: "test")
+            engine = PolicyEngine(policy: policy, stateDirectory: directory.path, logger: logger)
+            dispatcher = Dispatcher(
+                source: source, policy: engine, registry: ClientRegistry(capacity: 8), logger: logger,
+                audit: AuditLog(path: auditPath, maxBytes: 1 << 20, logger: logger))
+            session = ClientSession(id: ConnectionID(1), identity: alice)
+        }
+
+        /// The full path's answer to `line`.
+        func handle(_ line: String) async -> JSONValue? {
+            await dispatcher.handle(RPCCodec.decode(line: Array(line.utf8)), session: session) { _ in }.reply
+        }
+
+        /// The immediate path's answer to `line`, parsed; `nil` when it declines.
+        func atOnce(_ line: String) throws -> JSONValue? {
+            try dispatcher.answerAtOnce(Array(line.utf8), session: session).map {
+                #expect($0.last == UInt8(ascii: "\n"))
+                return try JSONValue.parse(bytes: $0.dropLast())
+            }
+        }
+
+        var auditLines: [String] {
+            ((try? String(contentsOfFile: auditPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+    }
+
+    static let get = #"{"jsonrpc":"2.0","id":7,"method":"location.get"}"#
+
+    @Test func declinesUntilTheFullPathHasDecidedThenAnswersAsItDoes() async throws {
+        let setup = try Setup(policy: Policy(defaultStatus: .authorized))
+        defer { setup.directory.remove() }
+        #expect(try setup.atOnce(Self.get) == nil)  // no decision kept yet
+        let full = try #require(await setup.handle(Self.get))
+        let quick = try #require(try setup.atOnce(Self.get))
+        // Same shape; the static fix is stamped at each answer, so compare without the timestamp.
+        func withoutTime(_ value: JSONValue) -> JSONValue {
+            guard case .object(var members) = value, case .object(var fix)? = members["result"] else { return value }
+            fix["timestamp"] = nil
+            fix["age"] = nil
+            members["result"] = .object(fix)
+            return .object(members)
+        }
+        #expect(withoutTime(quick) == withoutTime(full))
+        #expect(quick["id"] == .number(7))
+        // Both answers are audited, the same way.
+        let lines = setup.auditLines
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.contains(#""method":"location.get""#) && $0.contains(#""status":"authorized""#) })
+        #expect(lines.allSatisfy { $0.contains(#""source":"static""#) && !$0.contains("52.2297") })
+    }
+
+    @Test func aResetEndsTheKeptDecisionAtOnce() async throws {
+        let setup = try Setup(policy: Policy(prompt: .allow, admin: PrincipalSet(users: ["root"])))
+        defer { setup.directory.remove() }
+        _ = try await setup.engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .full)
+        _ = try #require(await setup.handle(Self.get))
+        #expect(try setup.atOnce(Self.get) != nil)
+
+        try await setup.engine.reset(uid: Self.alice.uid, by: Self.root)
+        #expect(try setup.atOnce(Self.get) == nil)
+        let refused = try #require(await setup.handle(Self.get))
+        #expect(refused["error"]?["code"] == .number(-32001))
+    }
+
+    @Test func aReloadEndsTheKeptDecisionAtOnce() async throws {
+        let setup = try Setup(policy: Policy(defaultStatus: .authorized))
+        defer { setup.directory.remove() }
+        _ = try #require(await setup.handle(Self.get))
+        #expect(try setup.atOnce(Self.get) != nil)
+
+        await setup.engine.update(policy: Policy(defaultStatus: .denied))
+        #expect(try setup.atOnce(Self.get) == nil)
+        #expect(try #require(await setup.handle(Self.get))["error"]?["code"] == .number(-32002))
+    }
+
+    @Test func reducedAccuracyIsShownAsTheFullPathShowsIt() async throws {
+        let setup = try Setup(policy: Policy(prompt: .allow, reducedAccuracyMeters: 3000))
+        defer { setup.directory.remove() }
+        _ = try await setup.engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .reduced)
+        let full = try #require(await setup.handle(Self.get))
+        let quick = try #require(try setup.atOnce(Self.get))
+        #expect(full["result"]?["accuracy"] == "reduced")
+        #expect(quick["result"]?["accuracy"] == "reduced")
+        #expect(quick["result"]?["latitude"] == full["result"]?["latitude"])
+        #expect(quick["result"]?["longitude"] == full["result"]?["longitude"])
+        #expect(quick["result"]?["horizontalAccuracy"] == full["result"]?["horizontalAccuracy"])
+        #expect(quick["result"]?["latitude"] != .number(52.2297))
+    }
+
+    @Test(arguments: [
+        #"{"jsonrpc":"2.0","method":"location.get"}"#,  // a notification gets no answer
+        #"{"jsonrpc":"2.0","id":1,"method":"location.get","params":{"timeout":-1}}"#,  // bad params: the error says which
+        #"{"jsonrpc":"2.0","id":1,"method":"location.get","params":{"minMode":3}}"#,  // the static fix is 2D
+        #"[{"jsonrpc":"2.0","id":1,"method":"location.get"}]"#,  // a batch gets an array
+        #"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"location.get""#,  // broken JSON
+    ])
+    func everythingElseGoesTheFullWay(line: String) async throws {
+        let setup = try Setup(policy: Policy(defaultStatus: .authorized))
+        defer { setup.directory.remove() }
+        _ = try #require(await setup.handle(Self.get))
+        #expect(try setup.atOnce(line) == nil)
+    }
+
+    @Test func aStreamingSourceAnswersAtOnceOnlyFromAFreshEnoughFix() async throws {
+        let hub = FixHub(kind: .gpsd)
+        let setup = try Setup(policy: Policy(defaultStatus: .authorized), source: HubLocationService(hub: hub))
+        defer { setup.directory.remove() }
+        let received = ContinuousClock.now - .seconds(3)
+        await hub.receive(.connected(device: nil))
+        await hub.receive(
+            .fix(
+                LocationFix(
+                    coordinate: Coordinate(latitude: 1, longitude: 2), mode: .twoD, source: .gpsd,
+                    receivedAt: received)))
+        _ = try #require(await setup.handle(Self.get))
+        #expect(try setup.atOnce(#"{"jsonrpc":"2.0","id":1,"method":"location.get","params":{"maxAge":10}}"#) != nil)
+        // Older than maxAge: the full path decides (it waits for a newer fix).
+        #expect(try setup.atOnce(#"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"maxAge":1}}"#) == nil)
+    }
+}
