@@ -17,7 +17,8 @@ public protocol UpdateOutlet: AnyObject {
 /// Watchers' lines differ only in the presentation (full or snapped) and
 /// the subscription number, which each connection counts from 1: most
 /// watchers of a pass share one line, so one buffer goes to all of them.
-public struct RenderedUpdate {
+/// A class: handing it to a thousand outlets costs one reference count each.
+public final class RenderedUpdate {
     /// The notification, its age fixed for the pass (``UpdateNotification/stamped(at:)``).
     public let notification: UpdateNotification
     public let subscription: Int
