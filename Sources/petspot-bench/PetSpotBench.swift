@@ -11,7 +11,8 @@ struct PetSpotBench: ParsableCommand {
             Build everything in release first (scripts/bench does both), then run from the
             package root. Starts the daemon (release) on a temporary simulated source with a
             fresh fix every 100 ms, gpsd through gpsfake, and a floor server; runs a closed-loop
-            location.get / ?POLL; load at each connection count; then 1000 watchers fan-out,
+            location.get / ?POLL; load at each connection count; then 1000 watchers fan-out
+            (the daemon, then a plain write-loop floor, with the reader's own CPU per line),
             RSS, and CPU while idle.
             """,
         subcommands: [Run.self, Micro.self, Floor.self],
