@@ -109,17 +109,7 @@ public struct Dispatcher: Sendable {
         else { return nil }
         metrics.request(request.method)
         let shown = presentation.apply(fix)
-        let accuracy = grant.state.accuracy ?? .full
-        audit?.recordNow(
-            AuditRecord(
-                method: request.method, client: session.identity, status: .authorized, accuracy: accuracy,
-                source: shown.source, fixAge: shown.age()))
-        logger.debug(
-            "location answered",
-            metadata: [
-                "client": "\(session.identity.uid)/\(session.identity.pid)", "source": "\(shown.source.rawValue)",
-                "age": "\(shown.age())",
-            ])
+        audit?.recordNow(answered(shown, accuracy: grant.state.accuracy ?? .full, session: session))
         return Array(RPCCodec.line(RPCCodec.response(id: id, result: WireCoding.encode(shown))).utf8)
     }
 
@@ -220,19 +210,7 @@ public struct Dispatcher: Sendable {
         let accuracy = try await authorizedAccuracy(session, method: method)
         do {
             let fix = await policy.present(try await source.location(request), accuracy: accuracy)
-            await audit?.record(
-                AuditRecord(
-                    method: method, client: session.identity, status: .authorized, accuracy: accuracy,
-                    source: fix.source, fixAge: fix.age()))
-            // Debug, not info: this runs for every answer (up to ~100k/s), and a
-            // formatted stderr line per answer cost more than the answer itself.
-            // The audit trail of who got a position is the audit log.
-            logger.debug(
-                "location answered",
-                metadata: [
-                    "client": "\(session.identity.uid)/\(session.identity.pid)", "source": "\(fix.source.rawValue)",
-                    "age": "\(fix.age())",
-                ])
+            await audit?.record(answered(fix, accuracy: accuracy, session: session))
             return WireCoding.encode(fix)
         } catch {
             await audit?.record(
@@ -244,6 +222,22 @@ public struct Dispatcher: Sendable {
                 metadata: ["client": "\(session.identity.uid)/\(session.identity.pid)", "reason": "\(error.reason)"])
             throw RPCError(error)
         }
+    }
+
+    /// Logs a `location.get` answered with `fix` and returns its audit record.
+    private func answered(_ fix: LocationFix, accuracy: AccuracyAuthorization, session: ClientSession) -> AuditRecord {
+        // Debug, not info: this runs for every answer (up to ~100k/s), and a
+        // formatted stderr line per answer cost more than the answer itself.
+        // The audit trail of who got a position is the audit log.
+        logger.debug(
+            "location answered",
+            metadata: [
+                "client": "\(session.identity.uid)/\(session.identity.pid)", "source": "\(fix.source.rawValue)",
+                "age": "\(fix.age())",
+            ])
+        return AuditRecord(
+            method: RPCMethod.locationGet.rawValue, client: session.identity, status: .authorized, accuracy: accuracy,
+            source: fix.source, fixAge: fix.age())
     }
 
     private func daemonStatus() async -> JSONValue {
