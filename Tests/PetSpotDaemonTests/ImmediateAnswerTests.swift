@@ -93,6 +93,14 @@ import TestSupport
         #expect(refused["error"]?["code"] == .number(-32001))
     }
 
+    @Test func anotherConnectionLeavingKeepsTheDecision() async throws {
+        let setup = try Setup(policy: Policy(defaultStatus: .authorized))
+        defer { setup.directory.remove() }
+        _ = try #require(await setup.handle(Self.get))
+        await setup.engine.connectionClosed(ConnectionID(99))
+        #expect(try setup.atOnce(Self.get) != nil)
+    }
+
     @Test func aReloadEndsTheKeptDecisionAtOnce() async throws {
         let setup = try Setup(policy: Policy(defaultStatus: .authorized))
         defer { setup.directory.remove() }

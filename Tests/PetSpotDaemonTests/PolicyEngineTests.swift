@@ -95,7 +95,10 @@ struct FakeAgent {
         #expect(decided.status == expected)
         if expected == .authorized { #expect(decided.accuracy == .reduced) }
         #expect(await engine.status(for: Self.alice, connection: ConnectionID(2)).status == (once ? .notDetermined : expected))
+        // Only the end of an allow-once grant voids the grants connections keep.
+        let generation = engine.grantGeneration
         await engine.connectionClosed(ConnectionID(1))
+        #expect((engine.grantGeneration != generation) == once)
         #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == (once ? .notDetermined : expected))
     }
 

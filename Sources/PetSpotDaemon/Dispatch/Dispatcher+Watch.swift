@@ -30,7 +30,7 @@ extension Dispatcher {
         async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
     {
         let method = RPCMethod.locationWatch.rawValue
-        let accuracy = try await authorizedAccuracy(session, method: method)
+        let (accuracy, presentation) = try await authorized(session, method: method)
         guard let (number, stop) = await session.openSubscription() else {
             throw .invalidRequest("too many subscriptions on this connection")
         }
@@ -51,9 +51,10 @@ extension Dispatcher {
         }
         /// The refusal for the client's authorization now, recorded; else how it may see fixes now.
         let refusal: @Sendable () async -> Result<FixPresentation, LocationError> = {
-            let state = await policy.status(for: session.identity, connection: session.id)
+            let grant = await policy.grant(for: session.identity, connection: session.id)
+            let state = grant.state
             guard let refusal = LocationError(refusing: state.status) else {
-                return .success(await policy.presentation(for: state.accuracy ?? accuracy))
+                return .success(grant.presentation ?? .full)
             }
             await audit?.record(
                 AuditRecord(
@@ -62,7 +63,7 @@ extension Dispatcher {
         }
 
         /// How fixes are shown now; `nil` once authorization is gone.
-        let granted = GrantedPresentation(await policy.presentation(for: accuracy))
+        let granted = GrantedPresentation(presentation)
 
         // Fixes come through the fan-out when the connection can take them on its loop.
         if let fanOut, let outlet = session.updateOutlet, fanOut.serves(outlet.eventLoop) {

@@ -189,10 +189,11 @@ public struct Dispatcher: Sendable {
         }
     }
 
-    /// The accuracy the client may see now.
+    /// The accuracy the client may see now, and how fixes are shown to it;
+    /// the grant is kept by the session for answers given at once.
     /// - Throws: the refusal for any status but `authorized` (recorded in the audit log as `method`).
-    func authorizedAccuracy(_ session: ClientSession, method: String) async throws(RPCError)
-        -> AccuracyAuthorization
+    func authorized(_ session: ClientSession, method: String) async throws(RPCError)
+        -> (accuracy: AccuracyAuthorization, presentation: FixPresentation)
     {
         let grant = await policy.grant(for: session.identity, connection: session.id)
         let state = grant.state
@@ -202,14 +203,14 @@ public struct Dispatcher: Sendable {
             throw RPCError(refusal)
         }
         session.keep(grant)
-        return state.accuracy ?? .full
+        return (state.accuracy ?? .full, grant.presentation ?? .full)
     }
 
     private func locationGet(_ request: LocationRequest, session: ClientSession) async throws(RPCError) -> JSONValue {
         let method = RPCMethod.locationGet.rawValue
-        let accuracy = try await authorizedAccuracy(session, method: method)
+        let (accuracy, presentation) = try await authorized(session, method: method)
         do {
-            let fix = await policy.present(try await source.location(request), accuracy: accuracy)
+            let fix = presentation.apply(try await source.location(request))
             await audit?.record(answered(fix, accuracy: accuracy, session: session))
             return WireCoding.encode(fix)
         } catch {

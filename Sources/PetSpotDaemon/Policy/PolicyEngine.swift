@@ -216,7 +216,9 @@ public actor PolicyEngine: AccessPolicy {
     }
 
     public func connectionClosed(_ connection: ConnectionID) {
-        allowOnce[connection] = nil
+        // Only a connection with an allow-once grant changes a decision:
+        // any other leaving must not void every connection's kept grant.
+        if allowOnce[connection] != nil { allowOnce[connection] = nil }
         guard agent?.connection == connection else { return }
         agent = nil
         logger.notice("prompt agent left", metadata: ["conn": "\(connection)"])
