@@ -5,6 +5,7 @@ import Musl
 #endif
 import CEpoll
 import Foundation
+import PetSpotLocation
 
 /// What the fan-out step measured.
 struct FanOutResult: Sendable {
@@ -195,32 +196,10 @@ struct FanOut {
         return nil
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` as nanoseconds since 1970.
+    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` (``UTCTimestamp``, millisecond
+    /// precision as the daemon writes it) as nanoseconds since 1970.
     static func parse(_ bytes: [UInt8]) -> Int64? {
-        guard bytes.count >= 20 else { return nil }
-        func number(_ range: Range<Int>) -> Int32 {
-            var value: Int32 = 0
-            for index in range { value = value * 10 + Int32(bytes[index]) - 48 }
-            return value
-        }
-        var time = tm()
-        time.tm_year = number(0..<4) - 1900
-        time.tm_mon = number(5..<7) - 1
-        time.tm_mday = number(8..<10)
-        time.tm_hour = number(11..<13)
-        time.tm_min = number(14..<16)
-        time.tm_sec = number(17..<19)
-        let seconds = Int64(timegm(&time))
-        var fraction: Int64 = 0
-        var scale: Int64 = 100_000_000
-        if bytes[19] == UInt8(ascii: ".") {
-            var index = 20
-            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, scale > 0 {
-                fraction += Int64(bytes[index] - 48) * scale
-                scale /= 10
-                index += 1
-            }
-        }
-        return seconds * 1_000_000_000 + fraction
+        guard let stamp = UTCTimestamp(iso8601: String(decoding: bytes, as: UTF8.self)) else { return nil }
+        return Int64((stamp.secondsSince1970 * 1000).rounded()) * 1_000_000
     }
 }

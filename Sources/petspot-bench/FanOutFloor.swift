@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import PetSpotLocation
 
 /// The fan-out floor: the least a server can do to send one line to each
 /// of many watchers on this box. It answers each connection's first line
@@ -71,7 +72,7 @@ enum FanOutFloor {
             while clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &deadline, nil) == EINTR {}
             line.removeAll(keepingCapacity: true)
             line.append(contentsOf: head)
-            line.append(contentsOf: stamp(due).utf8)
+            line.append(contentsOf: UTCTimestamp(secondsSince1970: Double(due) / 1e9).iso8601.utf8)
             line.append(contentsOf: tail)
             writer.lock.lock()
             let connections = writer.connections
@@ -80,17 +81,5 @@ enum FanOutFloor {
                 for fd in connections { _ = write(fd, bytes.baseAddress!, bytes.count) }
             }
         }
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS.fffZ` for nanoseconds since 1970.
-    static func stamp(_ nanos: Int64) -> String {
-        var seconds = time_t(nanos / 1_000_000_000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let milliseconds = Int(nanos / 1_000_000 % 1000)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let fraction = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
     }
 }
