@@ -83,11 +83,12 @@ public enum StartupPages {
                 let end = UInt(String(decoding: first[(dash + 1)...], as: UTF8.self), radix: 16),
                 let inode = UInt64(String(decoding: fields[4], as: UTF8.self))
             {
-                let path = fields.count > 5 ? String(decoding: fields[5], as: UTF8.self) : ""
+                // The path is padded with spaces to a column.
+                let path = fields.count > 5 ? fields[5].drop { $0 == UInt8(ascii: " ") } : []
                 mappings.append(
                     Mapping(
                         start: start, end: end, permissions: String(decoding: fields[1], as: UTF8.self),
-                        inode: inode, path: path.trimmingSpaces()))
+                        inode: inode, path: String(decoding: path, as: UTF8.self)))
                 continue
             }
             guard !mappings.isEmpty, fields.count >= 2,
@@ -101,14 +102,5 @@ public enum StartupPages {
             }
         }
         return mappings
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        var scalars = Substring(self)
-        while scalars.first == " " { scalars.removeFirst() }
-        while scalars.last == " " { scalars.removeLast() }
-        return String(scalars)
     }
 }
