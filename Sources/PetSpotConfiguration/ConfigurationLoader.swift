@@ -196,6 +196,21 @@ private struct Parser {
         if let size = table.integer("audit_log_max_bytes", in: 4096...Int.max, errors: &errors) {
             settings.auditLogMaxBytes = size
         }
+        if let generations = table.integer("audit_log_generations", in: 1...100, errors: &errors) {
+            settings.auditLogGenerations = generations
+        }
+        if let share = table.integer("max_clients_per_uid", in: 1...65536, errors: &errors) {
+            if share > settings.maxClients {
+                table.fail(
+                    "max_clients_per_uid", "must be at most max_clients (\(settings.maxClients)), found \(share)",
+                    into: &errors)
+            } else {
+                settings.maxClientsPerUidSetting = share
+            }
+        }
+        if let idle = table.duration("idle_timeout", maximum: 86_400, errors: &errors) {
+            settings.idleTimeout = idle
+        }
         table.reportUnknownKeys(errors: &errors)
         return settings
     }
@@ -345,6 +360,11 @@ private struct Parser {
             "reduced_accuracy_m", requirement: "a finite number of metres greater than 0", errors: &errors, { $0 > 0 })
         {
             policy.reducedAccuracyMeters = metres
+        }
+        if let interval = table.duration(
+            "reduced_update_interval", maximum: ConfigurationLoader.maximumDurationSeconds, errors: &errors)
+        {
+            policy.reducedUpdateInterval = interval
         }
         if let agent = table.table("agent", errors: &errors) { policy.agent = principals(agent) }
         if let admin = table.table("admin", errors: &errors) { policy.admin = principals(admin) }

@@ -18,6 +18,13 @@ extension DaemonConfiguration {
         out.key("max_clients", raw: String(daemon.maxClients))
         out.key("audit_log", string: daemon.auditLog)
         out.key("audit_log_max_bytes", raw: String(daemon.auditLogMaxBytes))
+        out.key("audit_log_generations", raw: String(daemon.auditLogGenerations))
+        if let share = daemon.maxClientsPerUidSetting {
+            out.key("max_clients_per_uid", raw: String(share))
+        } else {
+            out.comment("max_clients_per_uid is not set: a quarter of max_clients (\(daemon.maxClientsPerUid))")
+        }
+        out.key("idle_timeout", raw: TOMLWriter.seconds(daemon.idleTimeout))
 
         out.section("source")
         out.key("kind", string: source.kind.rawValue)
@@ -56,6 +63,7 @@ extension DaemonConfiguration {
         out.key("prompt", string: policy.prompt.rawValue)
         out.key("prompt_timeout", raw: TOMLWriter.seconds(policy.promptTimeout))
         out.key("reduced_accuracy_m", raw: TOMLWriter.number(policy.reducedAccuracyMeters))
+        out.key("reduced_update_interval", raw: TOMLWriter.seconds(policy.reducedUpdateInterval))
         for (name, set) in [("agent", policy.agent), ("admin", policy.admin)] {
             out.section("policy.\(name)")
             out.key("users", raw: TOMLWriter.strings(set.users))

@@ -32,6 +32,13 @@ public struct DaemonConfiguration: Sendable, Hashable {
 /// - `audit_log`: string, default `"<state_dir>/audit.jsonl"`.
 /// - `audit_log_max_bytes`: integer ≥ 4096, default 10485760 (10 MiB); the
 ///   audit log is rotated when it would grow past this size.
+/// - `audit_log_generations`: integer in 1...100, default 5: rotated audit files kept.
+/// - `max_clients_per_uid`: integer in 1...max_clients, default a quarter of
+///   `max_clients` (at least 1): connections one uid may hold at once.
+///   Clients allowed by `[policy.agent]` are not counted against it, and
+///   ``reservedSlots`` of `max_clients` are kept for them.
+/// - `idle_timeout`: seconds, default 300: a connection with nothing in
+///   flight, no watch and no agent role is closed after this long without a request.
 ///
 /// Relative paths are resolved against the configuration file's directory.
 public struct DaemonSettings: Sendable, Hashable {
@@ -45,6 +52,10 @@ public struct DaemonSettings: Sendable, Hashable {
     public static let defaultMaxClients = 256
     /// Default `audit_log_max_bytes` (10 MiB).
     public static let defaultAuditLogMaxBytes = 10 * 1024 * 1024
+    /// Default `audit_log_generations`.
+    public static let defaultAuditLogGenerations = 5
+    /// Default `idle_timeout`.
+    public static let defaultIdleTimeout: Duration = .seconds(300)
 
     /// Path of the listening Unix socket.
     public var socket: String
@@ -60,6 +71,18 @@ public struct DaemonSettings: Sendable, Hashable {
     public var auditLog: String
     /// Size at which the audit log is rotated.
     public var auditLogMaxBytes: Int
+    /// Rotated audit files kept.
+    public var auditLogGenerations = DaemonSettings.defaultAuditLogGenerations
+    /// Connections one uid may hold at once; `nil`: a quarter of ``maxClients``.
+    public var maxClientsPerUidSetting: Int?
+    /// How long an idle connection is kept.
+    public var idleTimeout = DaemonSettings.defaultIdleTimeout
+
+    /// Connections one uid may hold at once (`max_clients_per_uid`).
+    public var maxClientsPerUid: Int { maxClientsPerUidSetting ?? max(1, maxClients / 4) }
+    /// Slots of `max_clients` only prompt agents may take: so a flood of
+    /// other clients can never lock the kiosk's UI out.
+    public var reservedSlots: Int { maxClients >= 8 ? max(1, min(8, maxClients / 16)) : 0 }
 
     /// Creates settings; `auditLog` defaults to `<stateDirectory>/audit.jsonl`.
     public init(

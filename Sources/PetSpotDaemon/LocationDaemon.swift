@@ -48,7 +48,8 @@ public struct LocationDaemon: Sendable {
         self.audit = audit
         self.logger = logger
         self.onReload = onReload
-        self.registry = ClientRegistry(capacity: settings.maxClients)
+        self.registry = ClientRegistry(
+            capacity: settings.maxClients, perUid: settings.maxClientsPerUid, reserved: settings.reservedSlots)
         self.systemd = systemd
     }
 

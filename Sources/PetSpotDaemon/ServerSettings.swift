@@ -15,6 +15,12 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxRequestsInFlight: Int
     /// Most subscriptions one connection may hold.
     public var maxSubscriptionsPerClient: Int
+    /// Most connections one uid may hold at once (`daemon.max_clients_per_uid`).
+    public var maxClientsPerUid: Int
+    /// Slots of ``maxClients`` kept for clients that may be the prompt agent.
+    public var reservedSlots: Int
+    /// How long a connection with nothing in flight, no watch and no agent role is kept.
+    public var idleTimeout: Duration
 
     public init(
         socketPath: String,
@@ -22,8 +28,14 @@ public struct ServerSettings: Sendable, Equatable {
         socketGroup: String? = nil,
         maxClients: Int = 256,
         maxRequestsInFlight: Int = 64,
-        maxSubscriptionsPerClient: Int = 32
+        maxSubscriptionsPerClient: Int = 32,
+        maxClientsPerUid: Int? = nil,
+        reservedSlots: Int = 0,
+        idleTimeout: Duration = .seconds(300)
     ) {
+        self.maxClientsPerUid = maxClientsPerUid ?? maxClients
+        self.reservedSlots = reservedSlots
+        self.idleTimeout = idleTimeout
         self.socketPath = socketPath
         self.socketMode = socketMode
         self.socketGroup = socketGroup

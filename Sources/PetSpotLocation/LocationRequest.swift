@@ -66,8 +66,12 @@ public struct LocationRequest: Sendable, Hashable {
 ///
 /// - `distanceFilter`: deliver only when the position moved at least this many
 ///   metres from the last delivered one.
-/// - `interval`: deliver at most once per this many seconds.
+/// - `interval`: deliver at most once per this many seconds (at least
+///   ``minimumIntervalSeconds``: a smaller one would let one client spin the daemon).
 public struct WatchOptions: Sendable, Hashable {
+    /// The smallest `interval` a watch may ask for, in seconds.
+    public static let minimumIntervalSeconds = 0.1
+
     public var distanceFilter: Double?
     public var interval: Duration?
 

@@ -53,6 +53,8 @@ public struct RememberedDecision: Sendable, Hashable, Codable {
 /// - `prompt`: ``PromptMode``, default `agent`.
 /// - `prompt_timeout`: seconds, default 30.
 /// - `reduced_accuracy_m`: metres, default 3000.
+/// - `reduced_update_interval`: seconds, default 60: the least time between two
+///   updates of a reduced-accuracy watch.
 /// - `agent`: ``PrincipalSet``, default users `["root"]`.
 /// - `admin`: ``PrincipalSet``, default users `["root"]`.
 /// - `rules`: ``PolicyRule`` list, default empty; the first match wins.
@@ -61,6 +63,8 @@ public struct Policy: Sendable, Hashable {
     public static let defaultPromptTimeout: Duration = .seconds(30)
     /// Default `reduced_accuracy_m`.
     public static let defaultReducedAccuracyMeters = 3000.0
+    /// Default `reduced_update_interval`.
+    public static let defaultReducedUpdateInterval: Duration = .seconds(60)
 
     /// Status of clients no rule matches.
     public var defaultStatus: AuthorizationStatus
@@ -70,6 +74,8 @@ public struct Policy: Sendable, Hashable {
     public var promptTimeout: Duration
     /// Grid cell size for reduced accuracy.
     public var reducedAccuracyMeters: Double
+    /// Least time between two updates of a reduced-accuracy watch.
+    public var reducedUpdateInterval: Duration
     /// Who may register as prompt agent.
     public var agent: PrincipalSet
     /// Who may reset decisions.
@@ -83,6 +89,7 @@ public struct Policy: Sendable, Hashable {
         prompt: PromptMode = .agent,
         promptTimeout: Duration = Policy.defaultPromptTimeout,
         reducedAccuracyMeters: Double = Policy.defaultReducedAccuracyMeters,
+        reducedUpdateInterval: Duration = Policy.defaultReducedUpdateInterval,
         agent: PrincipalSet = PrincipalSet(users: ["root"]),
         admin: PrincipalSet = PrincipalSet(users: ["root"]),
         rules: [PolicyRule] = []
@@ -91,6 +98,7 @@ public struct Policy: Sendable, Hashable {
         self.prompt = prompt
         self.promptTimeout = promptTimeout
         self.reducedAccuracyMeters = reducedAccuracyMeters
+        self.reducedUpdateInterval = reducedUpdateInterval
         self.agent = agent
         self.admin = admin
         self.rules = rules

@@ -54,13 +54,28 @@ public enum ReducedAccuracy {
     }
 
     /// `fix` as an authorized-reduced client sees it: snapped coordinate,
-    /// horizontal accuracy at least `cellMeters`, accuracy marked `reduced`.
+    /// horizontal accuracy at least `cellMeters`, accuracy marked `reduced`,
+    /// and nothing else that narrows the position inside its cell (SPEC §3):
+    /// no speed, course, altitude or vertical accuracy (enough for dead
+    /// reckoning), and the receiver timestamp rounded down to the minute.
     public static func reduce(_ fix: LocationFix, cellMeters: Double) -> LocationFix {
         var reduced = fix
         reduced.coordinate = snap(fix.coordinate, cellMeters: cellMeters)
         reduced.horizontalAccuracy = horizontalAccuracy(fix.horizontalAccuracy, cellMeters: cellMeters)
         reduced.accuracy = .reduced
+        reduced.altitude = nil
+        reduced.verticalAccuracy = nil
+        reduced.speed = nil
+        reduced.course = nil
+        reduced.timestamp = fix.timestamp.map(roundedToMinute)
         return reduced
+    }
+
+    /// `timestamp` rounded down to the whole minute.
+    public static func roundedToMinute(_ timestamp: UTCTimestamp) -> UTCTimestamp {
+        let seconds = timestamp.secondsSince1970
+        guard seconds.isFinite else { return timestamp }
+        return UTCTimestamp(secondsSince1970: (seconds / 60).rounded(.down) * 60)
     }
 
     private static func bandIndex(of latitude: Double, cellMeters: Double) -> (Int, Int) {

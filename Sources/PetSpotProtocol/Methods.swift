@@ -18,6 +18,11 @@ public enum RPCMethod: String, Sendable, CaseIterable {
     public static let locationError = "location.error"
     /// Request the daemon sends a registered agent.
     public static let agentPrompt = "agent.prompt"
+    /// Notification to an agent: the prompt `{"id"}` is withdrawn (everyone
+    /// waiting on it left); its answer, if any, is no longer wanted.
+    public static let agentCancel = "agent.cancel"
+    /// Notification to a replaced agent: a newer one took over (`{"by": pid}`).
+    public static let agentReplaced = "agent.replaced"
 }
 
 /// Parameter parsing: every method's params, checked with errors that name
@@ -78,7 +83,8 @@ public enum RPCParams {
         return try wrap { () throws(JSONFieldError) -> WatchOptions in
             WatchOptions(
                 distanceFilter: try fields.number("distanceFilter", in: 0...40_000_000),
-                interval: try fields.number("interval", in: 0...86_400).map(Duration.fromSeconds))
+                interval: try fields.number("interval", in: WatchOptions.minimumIntervalSeconds...86_400)
+                    .map(Duration.fromSeconds))
         }
     }
 

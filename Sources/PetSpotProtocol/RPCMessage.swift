@@ -55,6 +55,11 @@ public struct RPCResponse: Sendable, Equatable {
 public enum RPCCodec {
     /// Longest line accepted, newline excluded (SPEC §5).
     public static let maximumLineLength = 65_536
+    /// Most messages in one batch. Each element gets an answer of its own, so
+    /// without a bound one 64 KiB line of `[1,1,1,…]` asks for tens of
+    /// thousands of error answers (megabytes held for a client that may never
+    /// read them). A longer batch is refused whole with -32600.
+    public static let maximumBatchLength = 64
 
     /// Decodes one line (without its newline).
     public static func decode(line: some Collection<UInt8>) -> RPCInbound {
@@ -67,6 +72,10 @@ public enum RPCCodec {
         switch value {
         case .array(let elements):
             guard !elements.isEmpty else { return .failure(.invalidRequest("empty batch")) }
+            guard elements.count <= maximumBatchLength else {
+                return .failure(
+                    .invalidRequest("batch of \(elements.count) messages; at most \(maximumBatchLength) per batch"))
+            }
             return .batch(elements.map(parse))
         case .object:
             return .single(parse(value))

@@ -25,8 +25,8 @@ struct WatchCommand: AsyncParsableCommand {
         if let distanceFilter, !(distanceFilter.isFinite && distanceFilter >= 0) {
             throw ValidationError("--distance-filter must be 0 or more metres")
         }
-        if let interval, !(interval.isFinite && interval >= 0) {
-            throw ValidationError("--interval must be 0 or more seconds")
+        if let interval, !(interval.isFinite && interval >= WatchOptions.minimumIntervalSeconds) {
+            throw ValidationError("--interval must be at least \(WatchOptions.minimumIntervalSeconds) seconds")
         }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
     }

@@ -123,7 +123,8 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let audit = AuditLog(
-            path: configuration.daemon.auditLog, maxBytes: configuration.daemon.auditLogMaxBytes, logger: logger)
+            path: configuration.daemon.auditLog, maxBytes: configuration.daemon.auditLogMaxBytes,
+            generations: configuration.daemon.auditLogGenerations, logger: logger)
         let engine = PolicyEngine(
             policy: configuration.policy, stateDirectory: configuration.daemon.stateDirectory, audit: audit,
             logger: logger)
@@ -149,7 +150,8 @@ extension ServerSettings {
     init(_ daemon: PetSpotConfiguration.DaemonSettings) {
         self.init(
             socketPath: daemon.socket, socketMode: daemon.socketMode, socketGroup: daemon.socketGroup,
-            maxClients: daemon.maxClients)
+            maxClients: daemon.maxClients, maxClientsPerUid: daemon.maxClientsPerUid,
+            reservedSlots: daemon.reservedSlots, idleTimeout: daemon.idleTimeout)
     }
 }
 

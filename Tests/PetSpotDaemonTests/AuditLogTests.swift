@@ -68,7 +68,7 @@ import TestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("audit.jsonl")
-        let log = AuditLog(path: path, maxBytes: 4096, logger: Logger(label: "test"))
+        let log = AuditLog(path: path, maxBytes: 4096, generations: 2, logger: Logger(label: "test"))
         for _ in 0..<100 {
             await log.record(AuditRecord(method: "location.get", client: Self.client, status: .notDetermined))
         }
@@ -77,7 +77,65 @@ import TestSupport
         #expect(current.count <= 4096 && rotated.count <= 4096)
         #expect(rotated.count > 3000)
         #expect(String(decoding: rotated, as: UTF8.self).hasSuffix("}\n"))
-        #expect(!FileManager.default.fileExists(atPath: path + ".2"))
+        #expect(FileManager.default.fileExists(atPath: path + ".2"))
+        #expect(!FileManager.default.fileExists(atPath: path + ".3"))
+    }
+
+    /// Hardening item 5: rotation keeps `generations` files, and dropping the
+    /// oldest is itself recorded.
+    @Test func item05_rotationKeepsGenerationsAndRecordsTheEviction() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("audit.jsonl")
+        let log = AuditLog(path: path, maxBytes: 4096, logger: Logger(label: "test"))
+        #expect(log.generations == 5)
+        for _ in 0..<400 {
+            await log.record(AuditRecord(method: "location.get", client: Self.client, status: .authorized))
+        }
+        for number in 1...5 { #expect(FileManager.default.fileExists(atPath: "\(path).\(number)")) }
+        #expect(!FileManager.default.fileExists(atPath: path + ".6"))
+        let all = try (0...5).map { number in
+            try String(contentsOfFile: number == 0 ? path : "\(path).\(number)", encoding: .utf8)
+        }.joined()
+        #expect(all.contains(#""method":"audit.rotated""#))
+        #expect(all.contains("evicted \(path).5"))
+    }
+
+    /// Hardening item 5: a client refused over and over is recorded once,
+    /// then summarised ("N more refusals"), and cannot push out others' history.
+    @Test func item05_repeatedRefusalsAreCountedNotRecorded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("audit.jsonl")
+        let log = AuditLog(path: path, maxBytes: 1 << 20, repeatWindow: .seconds(3600), logger: Logger(label: "test"))
+        await log.record(AuditRecord(method: "location.get", client: Self.client, status: .authorized))
+        let attacker = ClientIdentity(uid: 4242, gid: 4242, pid: 99)
+        for _ in 0..<10_000 {
+            await log.record(
+                AuditRecord(method: "location.get", client: attacker, status: .denied, reason: "denied"))
+        }
+        // Another uid's refusal is its own record.
+        await log.record(AuditRecord(method: "location.get", client: Self.client, status: .denied, reason: "denied"))
+        log.flushRepeats()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 4, "\(lines)")
+        #expect(lines.filter { $0.contains(#""uid":4242"#) }.count == 2)
+        #expect(lines.last?.contains(#""repeated":9999"#) == true)
+    }
+
+    /// The window ends: the next identical refusal is recorded again, after the summary.
+    @Test func item05_aNewWindowRecordsAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("audit.jsonl")
+        let log = AuditLog(path: path, maxBytes: 1 << 20, repeatWindow: .zero, logger: Logger(label: "test"))
+        let attacker = ClientIdentity(uid: 4242, gid: 4242, pid: 99)
+        for _ in 0..<3 {
+            await log.record(AuditRecord(method: "location.get", client: attacker, status: .denied, reason: "denied"))
+        }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(!lines.contains { $0.contains("repeated") })
     }
 
     @Test func anUnwritableLogIsReportedNotFatal() async throws {

@@ -76,12 +76,14 @@ import TestSupport
         // each request, so the true position moved between answers.
         #expect(points.count == 1, "\(points)")
         let watcher = try daemon.connect()
-        _ = try watcher.call("location.watch")
-        for _ in 0..<20 {
-            let update = try watcher.message(method: "location.update")
-            let fix = (update["params"] as? [String: Any])?["fix"] as? [String: Any]
-            #expect("\(fix?["latitude"] as? Double ?? 0),\(fix?["longitude"] as? Double ?? 0)" == points.first)
-        }
+        _ = try watcher.call("location.watch", ["interval": 0.1])
+        let update = try watcher.message(method: "location.update")
+        let fix = (update["params"] as? [String: Any])?["fix"] as? [String: Any]
+        #expect("\(fix?["latitude"] as? Double ?? 0),\(fix?["longitude"] as? Double ?? 0)" == points.first)
+        #expect(fix?["speed"] == nil && fix?["altitude"] == nil && fix?["course"] == nil)
+        // Hardening item 10: one reduced update per reduced_update_interval
+        // (60 s), whatever interval was asked, while the walk gives 100 fixes a second.
+        #expect(watcher.staysSilent(for: 1.5))
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root: authorization.reset is for the admin (root)"))

@@ -85,4 +85,25 @@ import Testing
         #expect(reduced.coordinate != fix.coordinate)
         #expect(Geodesy.distance(from: reduced.coordinate, to: fix.coordinate) < 5000)
     }
+
+    /// Hardening item 9: nothing in a reduced fix narrows the position inside its cell.
+    @Test func item09_reducedFixCarriesNothingThatNarrowsThePosition() {
+        let fix = LocationFix(
+            coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122), altitude: 112.5, horizontalAccuracy: 4,
+            verticalAccuracy: 6, speed: 1.4, course: 93, timestamp: UTCTimestamp(secondsSince1970: 1_700_000_123.75),
+            mode: .threeD, source: .gpsd)
+        let reduced = ReducedAccuracy.reduce(fix, cellMeters: 3000)
+        #expect(reduced.altitude == nil)
+        #expect(reduced.verticalAccuracy == nil)
+        #expect(reduced.speed == nil)
+        #expect(reduced.course == nil)
+        #expect(reduced.timestamp == UTCTimestamp(secondsSince1970: 1_700_000_100))
+    }
+
+    @Test(arguments: [(0.0, 0.0), (59.999, 0.0), (60.0, 60.0), (1_700_000_123.75, 1_700_000_100.0), (-0.5, -60.0)])
+    func timestampsRoundDownToTheMinute(seconds: Double, expected: Double) {
+        #expect(
+            ReducedAccuracy.roundedToMinute(UTCTimestamp(secondsSince1970: seconds))
+                == UTCTimestamp(secondsSince1970: expected))
+    }
 }

@@ -83,6 +83,7 @@ private func expectInvalidParams<T>(
         #expect(
             try RPCParams.locationWatch(["distanceFilter": 50, "interval": 2])
                 == WatchOptions(distanceFilter: 50, interval: .seconds(2)))
+        #expect(try RPCParams.locationWatch(["interval": 0.1]) == WatchOptions(interval: .milliseconds(100)))
         let options = WatchOptions(distanceFilter: 7.5, interval: .milliseconds(250))
         #expect(try RPCParams.locationWatch(RPCParams.encode(options)) == options)
     }
@@ -92,6 +93,10 @@ private func expectInvalidParams<T>(
         (["distanceFilter": "far"], "params.distanceFilter"),
         (["interval": -0.5], "params.interval"),
         (["interval": "1"], "params.interval"),
+        // Hardening item 4: a tiny interval would let one watch spin the daemon.
+        (["interval": 1e-9], "params.interval"),
+        (["interval": 0], "params.interval"),
+        (["interval": 0.099], "params.interval"),
         (["subscription": 1], "subscription"),
     ]
 

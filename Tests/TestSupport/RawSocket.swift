@@ -62,6 +62,46 @@ public final class RawSocket: @unchecked Sendable {
         }
     }
 
+    /// Sends as much of `bytes` as the peer takes, never blocking for more
+    /// than `stall` seconds without progress: a client that floods a server
+    /// which stopped reading it. Returns how many bytes went out.
+    public func sendUntilStalled(_ bytes: [UInt8], stall: Double = 1) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            guard poll(&descriptor, 1, Int32(stall * 1000)) > 0 else { break }
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                break
+            }
+            offset += written
+        }
+        return offset
+    }
+
+    /// Bytes received and not yet read (`FIONREAD`).
+    public var unreadBytes: Int {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+    }
+
+    /// Waits (at most `timeout` seconds) until no more bytes arrive for
+    /// `quiet` seconds: the peer wrote what it could into a socket this
+    /// side does not read.
+    public func waitUntilIncomingSettles(quiet: Double = 0.3, timeout: Double = 10) {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = -1
+        while Date() < deadline {
+            let now = unreadBytes
+            if now == last { return }
+            last = now
+            usleep(UInt32(quiet * 1_000_000))
+        }
+    }
+
     /// Closes the sending side (the daemon sees end of input).
     public func shutdownWrite() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
 

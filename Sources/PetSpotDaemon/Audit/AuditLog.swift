@@ -10,19 +10,45 @@ import Foundation
 #endif
 import Logging
 import NIOConcurrencyHelpers
+import PetSpotLocation
 
 /// The audit log (SPEC §6): one JSON object per line in `daemon.audit_log`,
 /// mode 0600 (its directory created 0700 when missing), rotated by size.
 ///
-/// When the next line would take the file past `maxBytes`, the file is
-/// renamed to `PATH.1` (replacing an older `PATH.1`) and a new one started,
-/// so at most about twice `maxBytes` is kept. A failing write is logged
-/// (once per kind of failure) and never stops the daemon.
+/// Rotation: when the next line would take the file past `maxBytes`, the
+/// generations shift (`PATH.1` → `PATH.2` …, `PATH` → `PATH.1`) and a new
+/// file starts; `generations` old files are kept (`daemon.audit_log_generations`,
+/// default 5). When the oldest one is dropped, the new file's first line
+/// says so (`audit.rotated`, with the evicted file in `reason`): history is
+/// never lost silently.
+///
+/// Repeated refusals: a client refused over and over (the same uid, method,
+/// status and reason) cannot push everyone else's history out. The first
+/// refusal of a minute is recorded; identical ones within the following
+/// ``repeatWindow`` are only counted, and one summary record with
+/// `repeated: N` ("N more refusals") is written when the window is over.
+///
+/// Durability: each record is appended with one `write(2)` before the answer
+/// it records leaves the daemon, so a daemon crash loses nothing. Records of
+/// authorization changes (`authorization.*`, `agent.*`, `policy.*`, `audit.*`)
+/// are flushed to disk (`fdatasync`) before the change takes effect for the
+/// client; other records at least every ``syncEvery`` records, so a power
+/// loss can lose at most that many location records (docs/OPERATIONS.md).
+///
+/// A failing write is logged (once per kind of failure) and never stops the daemon.
 public actor AuditLog {
     /// The file's path.
     public nonisolated let path: String
     /// The size that starts a rotation.
     public nonisolated let maxBytes: Int
+    /// How many rotated files are kept.
+    public nonisolated let generations: Int
+    /// How long identical refusals are counted instead of recorded.
+    public nonisolated let repeatWindow: Duration
+    /// At most this many records between two `fdatasync`s.
+    public static let syncEvery = 1024
+    /// Most distinct refusals being counted at once; past it, all are summarised.
+    static let maximumRepeatKeys = 1024
     private nonisolated let logger: Logger
     /// The open file, behind a lock rather than the actor so that a request
     /// answered on its event loop records without a task (``recordNow(_:)``).
@@ -32,12 +58,35 @@ public actor AuditLog {
         var descriptor: Int32 = -1
         var size = 0
         var lastFailure: String?
+        var unsynced = 0
+        var repeats: [RepeatKey: Repeat] = [:]
+        /// The earliest end of a window in ``repeats``.
+        var nextWindowEnd: ContinuousClock.Instant?
     }
 
-    /// Creates a log writing to `path`, rotating at `maxBytes`.
-    public init(path: String, maxBytes: Int, logger: Logger) {
+    /// What makes two refusals identical.
+    private struct RepeatKey: Hashable, Sendable {
+        var uid: UInt32
+        var method: String
+        var status: AuthorizationStatus?
+        var reason: String?
+    }
+
+    /// A refusal being counted.
+    private struct Repeat: Sendable {
+        var windowEnd: ContinuousClock.Instant
+        var suppressed: Int
+        var sample: AuditRecord
+    }
+
+    /// Creates a log writing to `path`, rotating at `maxBytes`, keeping `generations` old files.
+    public init(
+        path: String, maxBytes: Int, generations: Int = 5, repeatWindow: Duration = .seconds(60), logger: Logger
+    ) {
         self.path = path
         self.maxBytes = max(1024, maxBytes)
+        self.generations = max(1, generations)
+        self.repeatWindow = repeatWindow
         self.logger = logger
     }
 
@@ -51,26 +100,84 @@ public actor AuditLog {
     /// Appends one record at once, from any thread: records from all
     /// threads are appended whole and in the order they take the lock.
     public nonisolated func recordNow(_ record: AuditRecord) {
-        let line = record.jsonLine
         file.withLockedValue { file in
-            do {
-                try openIfNeeded(&file)
-                if file.size > 0 && file.size + line.count > maxBytes { try rotate(&file) }
-                try append(line, to: &file)
-                file.lastFailure = nil
-            } catch {
-                let text = "\(error)"
-                if text != file.lastFailure {
-                    logger.error("cannot write the audit log", metadata: ["file": "\(path)", "error": "\(text)"])
-                    file.lastFailure = text
+            let now = ContinuousClock.now
+            if let end = file.nextWindowEnd, end <= now { summarise(&file, endedBy: now) }
+            if record.reason != nil {
+                let key = RepeatKey(
+                    uid: record.client.uid, method: record.method, status: record.status, reason: record.reason)
+                if file.repeats[key] != nil {
+                    file.repeats[key]?.suppressed += 1
+                    return
                 }
-                if file.descriptor >= 0 {
-                    close(file.descriptor)
-                    file.descriptor = -1
-                }
+                if file.repeats.count >= Self.maximumRepeatKeys { summarise(&file, endedBy: nil) }
+                let end = now + repeatWindow
+                file.repeats[key] = Repeat(windowEnd: end, suppressed: 0, sample: record)
+                file.nextWindowEnd = min(file.nextWindowEnd ?? end, end)
+            }
+            appendRecord(record, to: &file)
+        }
+    }
+
+    /// Writes the summaries of counted refusals whose window ended by `now`
+    /// (all of them when `now` is `nil`).
+    public nonisolated func flushRepeats() {
+        file.withLockedValue { summarise(&$0, endedBy: nil) }
+    }
+
+    private nonisolated func summarise(_ file: inout OpenFile, endedBy now: ContinuousClock.Instant?) {
+        var next: ContinuousClock.Instant?
+        for (key, entry) in file.repeats {
+            if let now, entry.windowEnd > now {
+                next = min(next ?? entry.windowEnd, entry.windowEnd)
+                continue
+            }
+            file.repeats[key] = nil
+            guard entry.suppressed > 0 else { continue }
+            let sample = entry.sample
+            appendRecord(
+                AuditRecord(
+                    method: sample.method, client: sample.client, status: sample.status, accuracy: sample.accuracy,
+                    decidedBy: sample.decidedBy, reason: sample.reason, targetUid: sample.targetUid,
+                    repeated: entry.suppressed),
+                to: &file)
+        }
+        file.nextWindowEnd = next
+    }
+
+    private nonisolated func appendRecord(_ record: AuditRecord, to file: inout OpenFile) {
+        let line = record.jsonLine
+        do {
+            try openIfNeeded(&file)
+            if file.size > 0 && file.size + line.count > maxBytes { try rotate(&file) }
+            try append(line, to: &file)
+            file.unsynced += 1
+            if file.unsynced >= Self.syncEvery || Self.isAuthorizationChange(record.method) {
+                fdatasync(file.descriptor)
+                file.unsynced = 0
+            }
+            file.lastFailure = nil
+        } catch {
+            let text = "\(error)"
+            if text != file.lastFailure {
+                logger.error("cannot write the audit log", metadata: ["file": "\(path)", "error": "\(text)"])
+                file.lastFailure = text
+            }
+            if file.descriptor >= 0 {
+                close(file.descriptor)
+                file.descriptor = -1
             }
         }
     }
+
+    /// Whether records of `method` are flushed to disk at once.
+    static func isAuthorizationChange(_ method: String) -> Bool {
+        method.hasPrefix("authorization.") || method.hasPrefix("agent.") || method.hasPrefix("policy.")
+            || method.hasPrefix("audit.")
+    }
+
+    /// The path of rotated generation `number` (1 is the newest).
+    public nonisolated func generationPath(_ number: Int) -> String { "\(path).\(number)" }
 
     private nonisolated func openIfNeeded(_ file: inout OpenFile) throws(AtomicFile.Failure) {
         guard file.descriptor < 0 else { return }
@@ -86,10 +193,30 @@ public actor AuditLog {
     }
 
     private nonisolated func rotate(_ file: inout OpenFile) throws(AtomicFile.Failure) {
+        fdatasync(file.descriptor)
         close(file.descriptor)
         file.descriptor = -1
-        guard rename(path, path + ".1") == 0 else { throw AtomicFile.Failure(step: "rotate", path: path, code: errno) }
+        file.unsynced = 0
+        let oldest = generationPath(generations)
+        var evicted: (path: String, bytes: Int)?
+        var status = stat()
+        if lstat(oldest, &status) == 0 { evicted = (oldest, Int(status.st_size)) }
+        for number in stride(from: generations - 1, through: 1, by: -1) {
+            _ = rename(generationPath(number), generationPath(number + 1))
+        }
+        guard rename(path, generationPath(1)) == 0 else {
+            throw AtomicFile.Failure(step: "rotate", path: path, code: errno)
+        }
         try openIfNeeded(&file)
+        if let evicted {
+            let daemon = ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid())
+            let line = AuditRecord(
+                method: "audit.rotated", client: daemon,
+                reason: "evicted \(evicted.path) (\(evicted.bytes) bytes): the oldest of \(generations) generations"
+            ).jsonLine
+            try append(line, to: &file)
+            fdatasync(file.descriptor)
+        }
     }
 
     private nonisolated func append(_ line: [UInt8], to file: inout OpenFile) throws(AtomicFile.Failure) {

@@ -18,6 +18,8 @@ import PetSpotLocation
 /// - `source`, `fixAge`: where the answered fix came from and its age (s).
 /// - `reason`: the error reason when the call failed.
 /// - `targetUid`: the uid an `authorization.reset` cleared.
+/// - `repeated`: on a summary of identical refusals, how many more there
+///   were since the one recorded before (``AuditLog`` rate-limits them).
 public struct AuditRecord: Sendable, Hashable, Codable {
     public var time: String
     public var method: String
@@ -29,14 +31,16 @@ public struct AuditRecord: Sendable, Hashable, Codable {
     public var fixAge: Double?
     public var reason: String?
     public var targetUid: UInt32?
+    public var repeated: Int?
 
     /// Creates a record stamped now.
     public init(
         method: String, client: ClientIdentity, status: AuthorizationStatus? = nil,
         accuracy: AccuracyAuthorization? = nil, decidedBy: String? = nil, source: FixSourceKind? = nil,
-        fixAge: Double? = nil, reason: String? = nil, targetUid: UInt32? = nil,
+        fixAge: Double? = nil, reason: String? = nil, targetUid: UInt32? = nil, repeated: Int? = nil,
         time: UTCTimestamp = UTCTimestamp(secondsSince1970: Date().timeIntervalSince1970)
     ) {
+        self.repeated = repeated
         self.time = time.iso8601
         self.method = method
         self.client = client
@@ -82,6 +86,7 @@ extension AuditRecord {
         line.add("fixAge", number: fixAge.flatMap { $0.isFinite ? $0 : nil })
         line.add("method", string: method)
         line.add("reason", string: reason)
+        line.add("repeated", number: repeated.map(Double.init))
         line.add("source", string: source?.rawValue)
         line.add("status", string: status?.rawValue)
         line.add("targetUid", number: targetUid.map(Double.init))

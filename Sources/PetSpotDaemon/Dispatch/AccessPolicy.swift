@@ -26,6 +26,10 @@ public protocol AccessPolicy: Sendable {
         async throws(LocationError)
     /// A response arrived on `connection` (an agent answering `agent.prompt`).
     func received(_ response: RPCResponse, connection: ConnectionID) async
+    /// Whether `client` may register as the prompt agent: such clients are
+    /// not held to a uid's share of `max_clients` and may use the slots kept
+    /// for them (``ClientRegistry``).
+    func mayBePromptAgent(_ client: ClientIdentity) async -> Bool
     /// The connection closed: its allow-once grants and agent role end.
     func connectionClosed(_ connection: ConnectionID) async
     /// A stream that yields whenever authorizations may have changed for
@@ -67,6 +71,8 @@ extension AccessPolicy {
     }
 
     public var grantGeneration: UInt64? { nil }
+
+    public func mayBePromptAgent(_ client: ClientIdentity) async -> Bool { false }
 }
 
 extension AccessPolicy {

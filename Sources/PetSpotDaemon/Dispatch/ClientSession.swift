@@ -1,5 +1,7 @@
 import NIOConcurrencyHelpers
+import PetSpotJSON
 import PetSpotLocation
+import Synchronization
 
 /// The state of one connection: who it is, its subscriptions, its
 /// requests in flight. Each subscription is stopped through its own signal
@@ -10,6 +12,10 @@ public actor ClientSession {
     /// Where ``WatchFanOut`` writes this connection's updates; `nil` when
     /// the transport has none (updates then go through the message sink).
     public nonisolated let updateOutlet: LoopBoundOutlet?
+    /// Queues a message on the connection without waiting for the client to
+    /// read it (messages to a prompt agent: a stuck agent must never hold up
+    /// the daemon or its replacement); `nil` without a transport.
+    public nonisolated let post: (@Sendable (JSONValue) -> Void)?
     /// The newest kept ``AccessGrant`` (``Dispatcher/answerAtOnce(_:session:)``).
     private nonisolated let keptGrant = NIOLockedValueBox<AccessGrant?>(nil)
     private let maxSubscriptions: Int
@@ -24,12 +30,18 @@ public actor ClientSession {
         var onEnd: (@Sendable () -> Void)?
     }
     private var inFlight = 0
+    /// Requests held, subscriptions open and the agent role, mirrored for
+    /// ``isIdle`` (read on the connection's event loop, without the actor).
+    private nonisolated let activity = Atomic<Int>(0)
+    /// The read loop, waiting for a request slot (there is one read loop per connection).
+    private var slotWaiter: CheckedContinuation<Void, Never>?
     private var closed = false
 
     public init(
         id: ConnectionID, identity: ClientIdentity, maxSubscriptions: Int = 32, maxInFlight: Int = 64,
-        updateOutlet: LoopBoundOutlet? = nil
+        updateOutlet: LoopBoundOutlet? = nil, post: (@Sendable (JSONValue) -> Void)? = nil
     ) {
+        self.post = post
         self.id = id
         self.updateOutlet = updateOutlet
         self.identity = identity
@@ -37,15 +49,33 @@ public actor ClientSession {
         self.maxInFlight = maxInFlight
     }
 
-    /// Reserves a slot for a request; `false` when too many are in flight.
-    public func beginRequest() -> Bool {
-        guard inFlight < maxInFlight else { return false }
-        inFlight += 1
-        return true
+    /// Reserves a slot for a request, waiting while `maxInFlight` requests
+    /// are held (answered or not: a slot is released only once its answer is
+    /// written). While the read loop waits here it reads nothing, so a client
+    /// that sends without reading meets backpressure instead of making the
+    /// daemon hold its answers (SPEC §5).
+    public func beginRequest() async {
+        activity.add(1, ordering: .relaxed)
+        guard inFlight >= maxInFlight else {
+            inFlight += 1
+            return
+        }
+        await withCheckedContinuation { slotWaiter = $0 }
     }
 
-    /// Releases a request slot.
-    public func endRequest() { inFlight -= 1 }
+    /// Releases a request slot (to the waiting read loop, if any).
+    public func endRequest() {
+        activity.subtract(1, ordering: .relaxed)
+        if let waiter = slotWaiter {
+            slotWaiter = nil
+            waiter.resume()
+        } else {
+            inFlight -= 1
+        }
+    }
+
+    /// Requests held now (in flight, or answered and not yet written).
+    public var requestsInFlight: Int { inFlight }
 
     /// Opens a subscription: its number and the stream that finishes when it must stop.
     public func openSubscription() -> (Int, AsyncStream<Void>)? {
@@ -53,6 +83,7 @@ public actor ClientSession {
         nextSubscription += 1
         let (stop, continuation) = AsyncStream<Void>.makeStream()
         subscriptions[nextSubscription] = Subscription(stop: continuation)
+        activity.add(1, ordering: .relaxed)
         return (nextSubscription, stop)
     }
 
@@ -75,6 +106,7 @@ public actor ClientSession {
     @discardableResult
     public func closeSubscription(_ number: Int) -> Bool {
         guard let subscription = subscriptions.removeValue(forKey: number) else { return false }
+        activity.subtract(1, ordering: .relaxed)
         subscription.stop.finish()
         subscription.onEnd?()
         return true
@@ -84,12 +116,20 @@ public actor ClientSession {
     public func close() {
         closed = true
         let ending = subscriptions.values
+        activity.subtract(ending.count, ordering: .relaxed)
         subscriptions.removeAll()
         for subscription in ending {
             subscription.stop.finish()
             subscription.onEnd?()
         }
     }
+
+    /// The connection became the prompt agent: never idle from now on.
+    public nonisolated func becameAgent() { activity.add(1, ordering: .relaxed) }
+
+    /// Whether nothing is in flight, no watch is open and the connection is
+    /// not the prompt agent: then an idle connection may be closed.
+    public nonisolated var isIdle: Bool { activity.load(ordering: .relaxed) == 0 }
 
     /// Keeps `grant` for answers given at once, when it can be kept.
     public nonisolated func keep(_ grant: AccessGrant) {

@@ -81,13 +81,20 @@ extension Dispatcher {
                 }
             }
             let followUp: @Sendable () async -> Void = {
-                await session.activate(number) {
+                // The answer may have waited on a client that does not read,
+                // across policy changes no re-check saw (the watch was not in
+                // the fan-out yet): nothing is delivered until the grant is
+                // judged again, after the watch joined the fan-out, so no
+                // change can fall between the two.
+                granted.set(nil)
+                let started = await session.activate(number) {
                     registry.watchStarted()
                     fanOut.add(key, options: options, presentation: granted, outlet: outlet, recheck: recheck)
                 } onEnd: {
                     fanOut.remove(key, outlet: outlet)
                     registry.watchEnded()
                 }
+                if started { await recheck() }
             }
             return (["subscription": subscription], followUp)
         }
@@ -95,6 +102,16 @@ extension Dispatcher {
         let changes = await policy.authorizationChanges()
         let source = self.source
         let followUp: @Sendable () async -> Void = {
+            // Judged again before the first update: the answer may have waited
+            // on a client that does not read, across policy changes.
+            switch await refusal() {
+            case .success(let presentation):
+                granted.set(presentation)
+            case .failure(let error):
+                granted.set(nil)
+                await end(error)
+                return
+            }
             registry.watchStarted()
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -114,9 +131,13 @@ extension Dispatcher {
                 }
                 group.addTask {
                     do {
+                        var last: LocationFix?
                         for try await fix in source.updates(options) {
                             guard let presentation = granted.value else { return }
-                            try await send(UpdateNotification(fix: presentation.apply(fix)).message(subscription: number))
+                            let shown = presentation.apply(fix)
+                            guard presentation.shouldDeliver(shown, after: last, options: options) else { continue }
+                            last = shown
+                            try await send(UpdateNotification(fix: shown).message(subscription: number))
                         }
                     } catch let error as LocationError {
                         await end(error)

@@ -105,7 +105,7 @@ public struct Dispatcher: Sendable {
             case .single(.request(let request)) = RPCCodec.decode(line: line),
             request.method == RPCMethod.locationGet.rawValue, let id = request.id,
             let options = try? RPCParams.locationGet(request.params),
-            let fix = immediate.immediateLocation(options)
+            let fix = immediate.immediateLocation(presentation.serving(options))
         else { return nil }
         metrics.request(request.method)
         let shown = presentation.apply(fix)
@@ -177,11 +177,15 @@ public struct Dispatcher: Sendable {
             return (.bool(true), nil)
         case .agentRegister:
             try RPCParams.none(request.params)
+            // Messages to the agent are queued, never awaited, when the transport allows it.
+            var toAgent = send
+            if let post = session.post { toAgent = { @Sendable message in post(message) } }
             do {
-                try await policy.registerAgent(session.identity, connection: session.id, send: send)
+                try await policy.registerAgent(session.identity, connection: session.id, send: toAgent)
             } catch {
                 throw RPCError(error)
             }
+            session.becameAgent()
             return (.bool(true), nil)
         case .daemonStatus:
             try RPCParams.none(request.params)
@@ -206,13 +210,16 @@ public struct Dispatcher: Sendable {
         return (state.accuracy ?? .full, grant.presentation ?? .full)
     }
 
+    /// `location.get`. The grant is judged when the request arrives and again
+    /// when the answer is produced: a client that lost its authorization (or
+    /// was reduced) while it waited for a fix gets the refusal (or the reduced
+    /// fix), never what its old grant allowed (SPEC §3).
     private func locationGet(_ request: LocationRequest, session: ClientSession) async throws(RPCError) -> JSONValue {
         let method = RPCMethod.locationGet.rawValue
-        let (accuracy, presentation) = try await authorized(session, method: method)
+        var (accuracy, presentation) = try await authorized(session, method: method)
+        let raw: LocationFix
         do {
-            let fix = presentation.apply(try await source.location(request))
-            await audit?.record(answered(fix, accuracy: accuracy, session: session))
-            return WireCoding.encode(fix)
+            raw = try await source.location(presentation.serving(request))
         } catch {
             await audit?.record(
                 AuditRecord(
@@ -223,6 +230,13 @@ public struct Dispatcher: Sendable {
                 metadata: ["client": "\(session.identity.uid)/\(session.identity.pid)", "reason": "\(error.reason)"])
             throw RPCError(error)
         }
+        if session.grant(valid: policy.grantGeneration) == nil {
+            // The policy changed while the request waited: judge it again.
+            (accuracy, presentation) = try await authorized(session, method: method)
+        }
+        let fix = presentation.apply(raw)
+        await audit?.record(answered(fix, accuracy: accuracy, session: session))
+        return WireCoding.encode(fix)
     }
 
     /// Logs a `location.get` answered with `fix` and returns its audit record.

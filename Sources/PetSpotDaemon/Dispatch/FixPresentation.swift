@@ -2,20 +2,49 @@ import PetSpotLocation
 import PetSpotPolicy
 
 /// How fixes are shown to a client with a given accuracy: as they are, or
-/// snapped to the reduced-accuracy grid. A value, so a watcher can keep the
-/// one its policy granted and apply it to each fix without asking the
-/// policy again.
+/// reduced (SPEC §3). A value, so a watcher can keep the one its policy
+/// granted and apply it to each fix without asking the policy again.
 public enum FixPresentation: Sendable, Hashable {
     /// The fix as the source gave it.
     case full
-    /// Snapped to the centre of a grid cell of `cellMeters` (SPEC §3).
-    case reduced(cellMeters: Double)
+    /// Snapped to the centre of a grid cell of `cellMeters`, stripped of
+    /// everything that narrows the position (``ReducedAccuracy/reduce(_:cellMeters:)``),
+    /// and, for watches, at most one update per `updateInterval`.
+    case reduced(cellMeters: Double, updateInterval: Duration = Policy.defaultReducedUpdateInterval)
 
     /// `fix` as this presentation shows it.
     public func apply(_ fix: LocationFix) -> LocationFix {
         switch self {
         case .full: fix
-        case .reduced(let cellMeters): ReducedAccuracy.reduce(fix, cellMeters: cellMeters)
+        case .reduced(let cellMeters, _): ReducedAccuracy.reduce(fix, cellMeters: cellMeters)
+        }
+    }
+
+    /// `request` as it may be served under this presentation: a reduced
+    /// client's `desiredAccuracy` is ignored, so when its answer comes cannot
+    /// reveal the source's true accuracy (as CoreLocation does).
+    public func serving(_ request: LocationRequest) -> LocationRequest {
+        guard case .reduced = self else { return request }
+        var request = request
+        request.desiredAccuracy = nil
+        return request
+    }
+
+    /// Whether `shown` (a fix already passed through ``apply(_:)``) goes to a
+    /// watcher with `options` whose last update was `last` (also as shown).
+    ///
+    /// A reduced watch is judged on snapped positions only: its
+    /// `distanceFilter` compares cells, never true positions, and it gets at
+    /// most one update per `updateInterval` whatever `interval` it asked for,
+    /// so the timing of its updates cannot trace moves inside a cell.
+    public func shouldDeliver(_ shown: LocationFix, after last: LocationFix?, options: WatchOptions) -> Bool {
+        switch self {
+        case .full:
+            return options.shouldDeliver(shown, after: last)
+        case .reduced(_, let updateInterval):
+            var throttled = options
+            throttled.interval = max(options.interval ?? .zero, updateInterval)
+            return throttled.shouldDeliver(shown, after: last)
         }
     }
 }

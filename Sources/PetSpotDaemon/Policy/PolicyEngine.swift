@@ -11,19 +11,26 @@ import NIOConcurrencyHelpers
 /// grants per connection, and the prompt agent.
 ///
 /// Prompt agent protocol: a client allowed by `[policy.agent]` calls
-/// `agent.register`; for each `authorization.request` from a
-/// `notDetermined` client under `prompt = "agent"` the daemon sends that
-/// connection a request `agent.prompt` `{"client": {...}, "accuracy"}` with
-/// a numeric id, and waits up to `prompt_timeout` for a response
-/// `{"decision": "allow"/"allowOnce"/"deny", "accuracy"?}`. Answers count
-/// only from the connection the prompt went to; an error response, a
-/// malformed answer, silence or the agent leaving mean `promptUnavailable`
-/// and the client stays `notDetermined`.
+/// `agent.register`; for an `authorization.request` from a `notDetermined`
+/// client under `prompt = "agent"` the daemon sends that connection a request
+/// `agent.prompt` `{"client": {...}, "accuracy"}` with a numeric id, and waits
+/// up to `prompt_timeout` for a response `{"decision": "allow"/"allowOnce"/"deny",
+/// "accuracy"?}`. Answers count only from the agent the prompt is with; an
+/// error response, a malformed answer, silence or the agent leaving mean
+/// `promptUnavailable` and the client stays `notDetermined`.
 ///
-/// Second agent: the newest registration wins. The previous agent gets the
-/// notification `agent.replaced` and receives no new prompts; prompts it
-/// already holds can still be answered by it until their timeout.
-/// A reload that no longer lists the agent's user or groups drops it.
+/// Coalescing: at most one prompt is open per uid. Further requests of that
+/// uid (any connection) wait on the same answer, until the open prompt's
+/// deadline. A requester that leaves withdraws its interest; when nobody
+/// waits any more the prompt is withdrawn and the agent gets the
+/// notification `agent.cancel` `{"id"}`.
+///
+/// Second agent: the newest registration wins at once, whatever the old
+/// agent's socket does (messages to agents are queued on their connection,
+/// never awaited). The previous agent gets the notification `agent.replaced`;
+/// the prompts it held move to the new agent (sent again, same ids) and its
+/// answers no longer count. A reload that no longer lists the agent's user or
+/// groups drops it. Registrations, replacements and removals are audited.
 public actor PolicyEngine: AccessPolicy {
     /// The policy in force.
     public private(set) var policy: Policy { willSet { decisionsChange() } }
@@ -35,8 +42,11 @@ public actor PolicyEngine: AccessPolicy {
     /// what ``status(for:connection:)`` can answer.
     private nonisolated let generation = NIOLockedValueBox<UInt64>(0)
     private var agent: Agent?
-    private var pending: [Int: Pending] = [:]
+    /// Open prompts by id; at most one per uid (``promptByUid``).
+    private var prompts: [Int: OpenPrompt] = [:]
+    private var promptByUid: [UInt32: Int] = [:]
     private var nextPrompt = 0
+    private var nextWaiter: UInt64 = 0
     /// Watchers waiting for authorization changes. Behind a lock rather
     /// than the actor so an ended watcher's stream removes itself at once
     /// (its termination handler is synchronous): no wake-ups to prune them.
@@ -55,9 +65,12 @@ public actor PolicyEngine: AccessPolicy {
         var send: MessageSink
     }
 
-    enum Pending {
-        case waiting(agent: ConnectionID, CheckedContinuation<AgentAnswer?, Never>?)
-        case answered(AgentAnswer?)
+    /// One question to the agent and everyone waiting for its answer.
+    struct OpenPrompt {
+        var agent: ConnectionID
+        var message: JSONValue
+        var deadline: ContinuousClock.Instant
+        var waiters: [UInt64: CheckedContinuation<AgentAnswer?, Never>] = [:]
     }
 
     /// Creates the engine.
@@ -80,6 +93,9 @@ public actor PolicyEngine: AccessPolicy {
             logger.notice(
                 "prompt agent no longer allowed by [policy.agent]; dropped", metadata: ["conn": "\(agent.connection)"])
             self.agent = nil
+            audit?.recordNow(
+                AuditRecord(method: "agent.removed", client: agent.client, reason: "no longer allowed by [policy.agent]"))
+            finishPrompts(heldBy: agent.connection)
         }
         notifyChanged()
     }
@@ -121,6 +137,12 @@ public actor PolicyEngine: AccessPolicy {
                         reason: LocationError.promptUnavailable.reason))
                 throw .promptUnavailable
             }
+            // Requests coalesced on one prompt get one answer; the first to
+            // resume records it, the others find it decided.
+            let decided = status(for: client, connection: connection)
+            if decided.status != .notDetermined, answer.decision != .allowOnce {
+                return decided
+            }
             let granted = answer.granted(requested: accuracy)
             switch answer.decision {
             case .allow:
@@ -161,7 +183,8 @@ public actor PolicyEngine: AccessPolicy {
     }
 
     public func presentation(for accuracy: AccuracyAuthorization) -> FixPresentation {
-        accuracy == .reduced ? .reduced(cellMeters: policy.reducedAccuracyMeters) : .full
+        accuracy == .reduced
+            ? .reduced(cellMeters: policy.reducedAccuracyMeters, updateInterval: policy.reducedUpdateInterval) : .full
     }
 
     public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) {
@@ -183,21 +206,43 @@ public actor PolicyEngine: AccessPolicy {
     public func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
         async throws(LocationError)
     {
-        guard policy.agent.contains(client) else { throw .forbidden }
-        if let previous = agent, previous.connection != connection {
+        guard policy.agent.contains(client) else {
+            audit?.recordNow(
+                AuditRecord(method: "agent.register", client: client, reason: LocationError.forbidden.reason))
+            throw .forbidden
+        }
+        let previous = agent
+        // The new agent is in place before anything is said to the old one.
+        agent = Agent(connection: connection, client: client, send: send)
+        logger.notice("prompt agent registered", metadata: ["conn": "\(connection)", "uid": "\(client.uid)"])
+        if let previous, previous.connection != connection {
             logger.notice(
                 "a newer prompt agent replaces the registered one",
                 metadata: ["old": "\(previous.connection)", "new": "\(connection)"])
+            audit?.recordNow(
+                AuditRecord(
+                    method: "agent.replaced", client: previous.client,
+                    reason: "replaced by uid \(client.uid) pid \(client.pid)"))
             try? await previous.send(
-                RPCCodec.notification(method: "agent.replaced", params: ["by": .number(Double(client.pid))]))
+                RPCCodec.notification(method: RPCMethod.agentReplaced, params: ["by": .number(Double(client.pid))]))
+            // Its prompts move to the new agent: the old one can no longer answer them.
+            for (id, prompt) in prompts where prompt.agent == previous.connection {
+                prompts[id]?.agent = connection
+                do {
+                    try await send(prompt.message)
+                } catch {
+                    finish(id, nil)
+                }
+            }
         }
-        agent = Agent(connection: connection, client: client, send: send)
-        logger.notice("prompt agent registered", metadata: ["conn": "\(connection)", "uid": "\(client.uid)"])
+        audit?.recordNow(AuditRecord(method: "agent.register", client: client, decidedBy: "agent"))
     }
 
+    public func mayBePromptAgent(_ client: ClientIdentity) -> Bool { policy.agent.contains(client) }
+
     public func received(_ response: RPCResponse, connection: ConnectionID) {
-        guard case .number(let raw) = response.id, let id = Int(exactly: raw),
-            case .waiting(let agentConnection, _)? = pending[id], agentConnection == connection
+        guard case .number(let raw) = response.id, let id = Int(exactly: raw), let prompt = prompts[id],
+            prompt.agent == connection
         else {
             logger.debug("ignored a response that answers no prompt", metadata: ["conn": "\(connection)"])
             return
@@ -218,13 +263,24 @@ public actor PolicyEngine: AccessPolicy {
     public func connectionClosed(_ connection: ConnectionID) {
         // Only a connection with an allow-once grant changes a decision:
         // any other leaving must not void every connection's kept grant.
-        if allowOnce[connection] != nil { allowOnce[connection] = nil }
-        guard agent?.connection == connection else { return }
-        agent = nil
-        logger.notice("prompt agent left", metadata: ["conn": "\(connection)"])
-        for (id, state) in pending {
-            if case .waiting(connection, _) = state { finish(id, nil) }
+        let allowOnceEnding = allowOnce[connection]
+        if allowOnceEnding != nil { allowOnce[connection] = nil }
+        if let grant = allowOnceEnding {
+            audit?.recordNow(
+                AuditRecord(
+                    method: "authorization.allowOnceEnded", client: ClientIdentity(uid: grant.uid, gid: 0, pid: 0),
+                    status: .notDetermined, reason: "the connection holding the allow-once grant closed"))
         }
+        guard let agent, agent.connection == connection else { return }
+        self.agent = nil
+        logger.notice("prompt agent left", metadata: ["conn": "\(connection)"])
+        audit?.recordNow(AuditRecord(method: "agent.removed", client: agent.client, reason: "the agent disconnected"))
+        finishPrompts(heldBy: connection)
+    }
+
+    /// Ends, unanswered, every prompt `connection` holds.
+    private func finishPrompts(heldBy connection: ConnectionID) {
+        for (id, prompt) in prompts where prompt.agent == connection { finish(id, nil) }
     }
 
     public func authorizationChanges() -> AsyncStream<Void> {
@@ -253,57 +309,90 @@ public actor PolicyEngine: AccessPolicy {
 
     // MARK: Prompting
 
-    /// Asks the agent about `client`; `nil` when there is none or it does not answer in time.
+    /// Asks the agent about `client`, or joins the prompt already open for
+    /// its uid; `nil` when there is no agent, it does not answer in time, or
+    /// this requester was cancelled (its connection left).
     private func ask(client: ClientIdentity, accuracy: AccuracyAuthorization) async -> AgentAnswer? {
         guard let agent else { return nil }
-        nextPrompt += 1
-        let id = nextPrompt
-        pending[id] = .waiting(agent: agent.connection, nil)
-        let message = RPCCodec.request(
-            id: .number(Double(id)), method: RPCMethod.agentPrompt,
-            params: AgentAnswer.promptParams(client: client, accuracy: accuracy))
-        let timeout = policy.promptTimeout
+        let id: Int
+        var isNew = false
+        if let open = promptByUid[client.uid], prompts[open] != nil {
+            id = open
+        } else {
+            nextPrompt += 1
+            id = nextPrompt
+            isNew = true
+            let message = RPCCodec.request(
+                id: .number(Double(id)), method: RPCMethod.agentPrompt,
+                params: AgentAnswer.promptParams(client: client, accuracy: accuracy))
+            prompts[id] = OpenPrompt(
+                agent: agent.connection, message: message, deadline: .now + policy.promptTimeout)
+            promptByUid[client.uid] = id
+            logger.info(
+                "asking the prompt agent",
+                metadata: ["prompt": "\(id)", "uid": "\(client.uid)", "agent": "\(agent.connection)"])
+        }
+        nextWaiter += 1
+        let waiter = nextWaiter
+        guard let deadline = prompts[id]?.deadline else { return nil }
         return await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    try await agent.send(message)
-                } catch {
-                    await self.finish(id, nil)
+            if isNew {
+                // Sent once the first waiter is in place (the send never waits on the agent's socket).
+                group.addTask {
+                    guard let message = await self.promptMessage(id) else { return }
+                    do {
+                        try await agent.send(message)
+                    } catch {
+                        await self.finish(id, nil)
+                    }
                 }
             }
             group.addTask {
                 // The bound of the wait: cancelled as soon as the answer is in.
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
                 await self.finish(id, nil)
             }
-            let answer = await wait(id)
+            let answer = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if prompts[id] != nil {
+                        prompts[id]?.waiters[waiter] = continuation
+                    } else {
+                        continuation.resume(returning: nil)
+                    }
+                }
+            } onCancel: {
+                // The requester left (its connection closed): withdraw its interest.
+                Task { await self.withdraw(waiter, from: id) }
+            }
             group.cancelAll()
             return answer
         }
     }
 
-    private func wait(_ id: Int) async -> AgentAnswer? {
-        if case .answered(let answer)? = pending[id] {
-            pending[id] = nil
-            return answer
-        }
-        return await withCheckedContinuation { continuation in
-            if case .waiting(let agent, _)? = pending[id] {
-                pending[id] = .waiting(agent: agent, continuation)
-            } else {
-                continuation.resume(returning: nil)
-            }
-        }
+    /// The `agent.prompt` of an open prompt.
+    private func promptMessage(_ id: Int) -> JSONValue? { prompts[id]?.message }
+
+    /// Prompts open now (tests, status).
+    public var openPromptCount: Int { prompts.count }
+
+    /// One requester no longer waits; a prompt nobody waits for is withdrawn.
+    private func withdraw(_ waiter: UInt64, from id: Int) async {
+        guard let continuation = prompts[id]?.waiters.removeValue(forKey: waiter) else { return }
+        continuation.resume(returning: nil)
+        guard let prompt = prompts[id], prompt.waiters.isEmpty else { return }
+        prompts[id] = nil
+        if let uid = promptByUid.first(where: { $0.value == id })?.key { promptByUid[uid] = nil }
+        logger.info("prompt withdrawn: nobody waits for it", metadata: ["prompt": "\(id)"])
+        guard let agent, agent.connection == prompt.agent else { return }
+        try? await agent.send(
+            RPCCodec.notification(method: RPCMethod.agentCancel, params: ["id": .number(Double(id))]))
     }
 
+    /// Ends prompt `id` with `answer` for everyone waiting on it.
     private func finish(_ id: Int, _ answer: AgentAnswer?) {
-        guard case .waiting(_, let continuation)? = pending[id] else { return }
-        if let continuation {
-            pending[id] = nil
-            continuation.resume(returning: answer)
-        } else {
-            pending[id] = .answered(answer)
-        }
+        guard let prompt = prompts.removeValue(forKey: id) else { return }
+        if let uid = promptByUid.first(where: { $0.value == id })?.key { promptByUid[uid] = nil }
+        for continuation in prompt.waiters.values { continuation.resume(returning: answer) }
     }
 
     private func remember(_ decision: RememberedDecision, for uid: UInt32) async {

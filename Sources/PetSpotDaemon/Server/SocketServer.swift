@@ -27,6 +27,8 @@ public final class SocketServer: Service {
         var updateOutlet: LoopBoundOutlet
         /// Answers `location.get` at once once the session is attached.
         var immediateAnswers: NIOLoopBound<ImmediateAnswerHandler>
+        /// Closes the connection when it idles (`daemon.idle_timeout`) once the session is attached.
+        var idleCloser: NIOLoopBound<IdleConnectionCloser>
         /// Its place in ``SocketServer/accepted`` until a task takes it over.
         var ticket: UInt64
     }
@@ -76,11 +78,16 @@ public final class SocketServer: Service {
     /// writer, the line decoder (bounded), the immediate answers, wrapped
     /// for async use.
     static func accept(
-        _ channel: any Channel, dispatcher: Dispatcher, holding registry: AcceptedConnections
+        _ channel: any Channel, dispatcher: Dispatcher, settings: ServerSettings, logger: Logger,
+        holding registry: AcceptedConnections
     ) -> EventLoopFuture<Accepted> {
         PeerCredentials.read(from: channel).flatMapThrowing { credentials in
             let updates = UpdateWriter()
             try channel.pipeline.syncOperations.addHandler(updates)
+            let idleCloser = IdleConnectionCloser(logger: logger)
+            try channel.pipeline.syncOperations.addHandlers([
+                IdleStateHandler(readTimeout: TimeAmount(settings.idleTimeout)), idleCloser,
+            ])
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
             let immediate = ImmediateAnswerHandler(dispatcher: dispatcher)
@@ -91,7 +98,8 @@ public final class SocketServer: Service {
             return Accepted(
                 channel: wrapped, credentials: credentials,
                 updateOutlet: LoopBoundOutlet(updates, eventLoop: channel.eventLoop),
-                immediateAnswers: NIOLoopBound(immediate, eventLoop: channel.eventLoop), ticket: registry.hold(wrapped))
+                immediateAnswers: NIOLoopBound(immediate, eventLoop: channel.eventLoop),
+                idleCloser: NIOLoopBound(idleCloser, eventLoop: channel.eventLoop), ticket: registry.hold(wrapped))
         }
     }
 
@@ -103,8 +111,8 @@ public final class SocketServer: Service {
             server = try await ServerBootstrap(group: group)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(listener) { [accepted, dispatcher] channel in
-                    Self.accept(channel, dispatcher: dispatcher, holding: accepted)
+                .bind(listener) { [accepted, dispatcher, settings, logger] channel in
+                    Self.accept(channel, dispatcher: dispatcher, settings: settings, logger: logger, holding: accepted)
                 }
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
             servingPath = boundPath
@@ -153,8 +161,8 @@ public final class SocketServer: Service {
                 .serverChannelOption(.backlog, value: 256)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(unixDomainSocketPath: path) { [accepted, dispatcher] channel in
-                    Self.accept(channel, dispatcher: dispatcher, holding: accepted)
+                .bind(unixDomainSocketPath: path) { [accepted, dispatcher, settings, logger] channel in
+                    Self.accept(channel, dispatcher: dispatcher, settings: settings, logger: logger, holding: accepted)
                 }
             umask(previousMask)
         } catch {
@@ -174,10 +182,6 @@ public final class SocketServer: Service {
     /// Serves one client until it leaves (or the daemon stops).
     func serve(_ accepted: Accepted) async {
         let registry = dispatcher.registry
-        guard let connectionID = await registry.admit() else {
-            await refuse(accepted.channel)
-            return
-        }
         // The kernel's uid/gid/pid, then names, groups, unit and executable
         // from the system: nothing the client sends can change them.
         let credentials = accepted.credentials
@@ -188,14 +192,33 @@ public final class SocketServer: Service {
             resolver.identity(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
         }
         let identity = (try? await NIOThreadPool.singleton.runIfActive(lookUp)) ?? lookUp()
+        // Admitted by uid, after identification: whoever may be the prompt
+        // agent may use the slots kept for it, and is not held to a uid's share.
+        let connectionID: ConnectionID
+        switch await registry.admit(
+            uid: identity.uid, agentCandidate: await dispatcher.policy.mayBePromptAgent(identity))
+        {
+        case .success(let id):
+            connectionID = id
+        case .failure(let refusal):
+            await refuse(accepted.channel, identity: identity, refusal)
+            return
+        }
         var logger = self.logger
         logger[metadataKey: "client"] = "uid=\(identity.uid) pid=\(identity.pid) conn=\(connectionID)"
         let session = ClientSession(
             id: connectionID, identity: identity, maxSubscriptions: settings.maxSubscriptionsPerClient,
-            maxInFlight: settings.maxRequestsInFlight, updateOutlet: accepted.updateOutlet)
+            maxInFlight: settings.maxRequestsInFlight, updateOutlet: accepted.updateOutlet,
+            post: { [channel = accepted.channel.channel] message in
+                channel.writeAndFlush(ByteBuffer(string: RPCCodec.line(message)), promise: nil)
+            })
         logger.debug("connected")
         let immediateAnswers = accepted.immediateAnswers
-        accepted.channel.channel.eventLoop.execute { immediateAnswers.value.attach(session) }
+        let idleCloser = accepted.idleCloser
+        accepted.channel.channel.eventLoop.execute {
+            immediateAnswers.value.attach(session)
+            idleCloser.value.attach(session)
+        }
         do {
             let channel = accepted.channel.channel
             try await accepted.channel.executeThenClose { inbound, outbound in
@@ -215,7 +238,7 @@ public final class SocketServer: Service {
             logger.debug("connection ended", metadata: ["error": "\(error)"])
         }
         await dispatcher.policy.connectionClosed(connectionID)
-        await registry.release()
+        await registry.release(uid: identity.uid)
         logger.debug("disconnected")
     }
 
@@ -236,17 +259,15 @@ public final class SocketServer: Service {
                         try? await send(Self.lineTooLong)
                         break
                     }
-                    guard await session.beginRequest() else {
-                        try? await send(RPCCodec.response(id: .null, error: .internalError("too many requests in flight")))
-                        continue
-                    }
+                    // Backpressure: no slot, no reading (a slot is held until its answer is written).
+                    await session.beginRequest()
                     let inboundMessage = RPCCodec.decode(line: line.readableBytesView)
                     requests.addTask {
                         let outcome = await self.dispatcher.handle(inboundMessage, session: session, send: send)
+                        var written = true
+                        if let reply = outcome.reply { written = (try? await send(reply)) != nil }
                         await session.endRequest()
-                        if let reply = outcome.reply {
-                            guard (try? await send(reply)) != nil else { return }
-                        }
+                        guard written else { return }
                         await outcome.followUp?()
                     }
                 }
@@ -266,12 +287,21 @@ public final class SocketServer: Service {
         id: .null,
         error: .invalidRequest("line longer than \(RPCCodec.maximumLineLength) bytes; closing the connection"))
 
-    /// Tells an extra client the daemon is full, then closes.
-    func refuse(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
-        logger.notice("refused a client: max_clients reached", metadata: ["max_clients": "\(settings.maxClients)"])
+    /// Tells an extra client why it is not served (`tooManyClients`), then closes.
+    func refuse(
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, identity: ClientIdentity, _ refusal: ClientRegistry.Refusal
+    ) async {
+        logger.notice(
+            "refused a client: \(refusal)",
+            metadata: [
+                "uid": "\(identity.uid)", "pid": "\(identity.pid)", "max_clients": "\(settings.maxClients)",
+                "max_clients_per_uid": "\(settings.maxClientsPerUid)",
+            ])
+        let error = RPCError(
+            code: RPCError(.tooManyClients).code, message: "\(LocationError.tooManyClients): \(refusal)",
+            reason: LocationError.tooManyClients.reason)
         try? await channel.executeThenClose { _, outbound in
-            try await outbound.write(
-                ByteBuffer(string: RPCCodec.line(RPCCodec.response(id: .null, error: RPCError(.tooManyClients)))))
+            try await outbound.write(ByteBuffer(string: RPCCodec.line(RPCCodec.response(id: .null, error: error))))
         }
     }
 }

@@ -166,6 +166,7 @@ final class LoopTable {
     /// One watcher (a reference, so delivery updates it without copying the table).
     final class Watcher {
         let options: WatchOptions
+        /// The last fix delivered, as this watcher was shown it.
         var lastDelivered: LocationFix?
         let presentation: GrantedPresentation
         let outlet: any UpdateOutlet
@@ -181,26 +182,33 @@ final class LoopTable {
 
     var watchers: [WatchFanOut.Key: Watcher] = [:]
 
-    /// Writes `fix` to every watcher whose options take it: serialized once
-    /// per presentation with the age measured once for the pass, and each
-    /// distinct line (presentation and subscription number) rendered once.
+    /// Writes `fix` to every watcher whose options take it: shown and
+    /// serialized once per presentation with the age measured once for the
+    /// pass, and each distinct line (presentation and subscription number)
+    /// rendered once. Each watcher's filter judges the fix as that watcher is
+    /// shown it (``FixPresentation/shouldDeliver(_:after:options:)``), so a
+    /// reduced watch never learns of moves inside a cell.
     func deliver(_ fix: LocationFix) {
         guard !watchers.isEmpty else { return }
         let now = ContinuousClock.now
         // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher.
-        var rendered: [(presentation: FixPresentation, notification: UpdateNotification, lines: [Int: RenderedUpdate])] = []
+        var rendered: [(presentation: FixPresentation, shown: LocationFix, notification: UpdateNotification,
+            lines: [Int: RenderedUpdate])] = []
         for watcher in watchers.values {
-            guard watcher.options.shouldDeliver(fix, after: watcher.lastDelivered),
-                let presentation = watcher.presentation.value
-            else { continue }
-            watcher.lastDelivered = fix
+            guard let presentation = watcher.presentation.value else { continue }
             let index: Int
             if let known = rendered.firstIndex(where: { $0.presentation == presentation }) {
                 index = known
             } else {
                 index = rendered.count
-                rendered.append((presentation, UpdateNotification(fix: presentation.apply(fix)).stamped(at: now), [:]))
+                let shown = presentation.apply(fix)
+                rendered.append((presentation, shown, UpdateNotification(fix: shown).stamped(at: now), [:]))
             }
+            let shown = rendered[index].shown
+            guard presentation.shouldDeliver(shown, after: watcher.lastDelivered, options: watcher.options) else {
+                continue
+            }
+            watcher.lastDelivered = shown
             let update: RenderedUpdate
             if let line = rendered[index].lines[watcher.subscription] {
                 update = line

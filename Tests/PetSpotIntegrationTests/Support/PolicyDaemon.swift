@@ -21,6 +21,8 @@ final class PolicyDaemon: @unchecked Sendable {
     var decisionsFile: String { stateDirectory + "/decisions.json" }
     var auditLog: String { stateDirectory + "/audit.jsonl" }
     var configPath: String { directory.file("locationd.toml") }
+    /// The audit log's text so far.
+    var audit: String { (try? String(contentsOfFile: auditLog, encoding: .utf8)) ?? "" }
 
     /// A scenario walking about 20 m inside one 3 km grid cell, 100 fixes a second, forever.
     static let smallWalk = """
@@ -35,15 +37,15 @@ final class PolicyDaemon: @unchecked Sendable {
         """
 
     /// Writes the configuration with `policy` (the TOML of `[policy]` and below).
-    init(policy: String) throws {
+    init(policy: String, scenario: String = PolicyDaemon.smallWalk) throws {
         directory = try TemporaryDirectory(prefix: "psperm")
         chmod(directory.path, 0o755)
-        try directory.write("walk.json", Self.smallWalk)
+        try directory.write("walk.json", scenario)
         try writeConfiguration(policy: policy)
     }
 
     /// Replaces the configuration file's `[policy]` part.
-    func writeConfiguration(policy: String) throws {
+    func writeConfiguration(policy: String, daemon extra: String = "") throws {
         try directory.write(
             "locationd.toml",
             """
@@ -52,6 +54,7 @@ final class PolicyDaemon: @unchecked Sendable {
             socket_mode = "0666"
             state_dir = "\(stateDirectory)"
             audit_log = "\(auditLog)"
+            \(extra)
 
             [source]
             kind = "simulated"
@@ -103,6 +106,27 @@ final class PolicyDaemon: @unchecked Sendable {
     func finish() {
         stop()
         directory.remove()
+    }
+
+    /// The daemon's resident set size in KiB (`VmRSS`), `nil` when not running.
+    var residentKiB: Int? {
+        guard let pid = child?.process.processIdentifier,
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+
+    /// Sends the daemon SIGHUP and waits until `probe` (run on a new
+    /// connection) says the new configuration is in force.
+    func reload(until probe: (RawSocket) throws -> Bool) throws {
+        child?.signal(SIGHUP)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if try probe(try connect()) { return }
+            usleep(20_000)
+        }
+        throw PolicyTestError("the reload did not take effect")
     }
 
     /// Connects an in-process client (this test's uid).
