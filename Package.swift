@@ -90,7 +90,8 @@ let package = Package(
             name: "PetSpotDaemon",
             dependencies: [
                 "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotLocationMock", "PetSpotJSON",
-                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", "PetSpotSystemd", "CMalloc", logging,
+                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", "PetSpotSystemd", "CMalloc", "CProcessPin",
+                logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -130,6 +131,8 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
         // glibc's <malloc.h> (malloc_trim), for the daemon's start-up memory release.
         .systemLibrary(name: "CMalloc"),
+        // pidfd_open(2), which glibc offers only through variadic syscall(2): pinning a client's process.
+        .systemLibrary(name: "CProcessPin"),
         // The performance benchmark: load generator, floor server, gpsd and
         // fan-out harness (see README "Performance"). Plain sockets only.
         // The request hot path's operations, timed by petspot-bench micro and Benchmarks/.

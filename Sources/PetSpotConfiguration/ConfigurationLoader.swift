@@ -215,6 +215,13 @@ private struct Parser {
         return settings
     }
 
+    /// `path` with symbolic links resolved (`realpath`), or as given when it does not exist.
+    static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// `"660"`, `"0660"`, `"1770"`: three or four octal digits, at most `07777`.
     static func octalMode(_ text: String) -> UInt32? {
         guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }) else { return nil }
@@ -392,9 +399,18 @@ private struct Parser {
         let group = table.nonEmptyString("group", errors: &errors)
         let gid = table.integer("gid", in: 0...Int(UInt32.max), errors: &errors)
         let unit = table.nonEmptyString("unit", errors: &errors)
-        let executable = table.nonEmptyString("executable", errors: &errors)
-        if let executable, !executable.hasPrefix("/") {
-            table.fail("executable", "must be an absolute path, found \"\(executable)\"", into: &errors)
+        if let unit, unit.contains("/") {
+            table.fail(
+                "unit", "matches system units only (SPEC §3): a name such as \"kiosk.service\", found \"\(unit)\"",
+                into: &errors)
+        }
+        var executable = table.nonEmptyString("executable", errors: &errors)
+        if let path = executable, !path.hasPrefix("/") {
+            table.fail("executable", "must be an absolute path, found \"\(path)\"", into: &errors)
+        } else if let path = executable {
+            // The kernel names a client's executable by its real path
+            // (/usr/bin/x on a merged-/usr system, never /bin/x): compare like with like.
+            executable = Self.canonicalPath(path)
         }
         let hasMatcher = ["user", "uid", "group", "gid", "unit", "executable"].contains { table.has($0) }
         if !hasMatcher {

@@ -122,11 +122,19 @@ public actor FixHub {
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
         let now = ContinuousClock.now
         if let latest, request.isAnswerable(from: latest, at: now) { return latest }
-        if let fallback { return fallback.makeFix(now) }
-        if case .down = link { throw .sourceUnavailable }
         // A fresh cached fix that only misses desiredAccuracy has been seen:
         // it answers at the timeout unless a better one arrives.
         let seen = latest.flatMap { request.accepts($0) && now - $0.receivedAt <= request.maxAge ? $0 : nil }
+        var isDown = false
+        if case .down = link { isDown = true }
+        // The fallback stands in only while the primary is down or has no
+        // fix within maxAge (not for one that only misses desiredAccuracy),
+        // and never below the request's minMode.
+        if let fallback, isDown || seen == nil {
+            let fix = fallback.makeFix(now)
+            if request.accepts(fix) { return fix }
+        }
+        if isDown { throw .sourceUnavailable }
 
         let id = makeID()
         let deadline = now + request.timeout

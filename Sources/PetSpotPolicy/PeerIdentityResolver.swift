@@ -22,13 +22,32 @@ public struct PeerIdentityResolver: Sendable {
     }
 
     /// The identity of the process with these credentials.
+    ///
+    /// Groups are the process's own (`Groups:` of `/proc/PID/status`), not
+    /// the user database's: a process that dropped a group, or runs under a
+    /// uid the database lists in other groups, is judged by what it holds.
+    /// Only when procfs cannot tell does the user database answer.
     public func identity(uid: UInt32, gid: UInt32, pid: Int32) -> ClientIdentity {
         let user = Self.userName(uid: uid)
-        let groupIDs = Self.groupIDs(user: user, primary: gid)
+        let groupIDs = processGroupIDs(pid: pid, primary: gid) ?? Self.groupIDs(user: user, primary: gid)
         let names = groupIDs.compactMap(Self.groupName(gid:))
         return ClientIdentity(
             uid: uid, gid: gid, pid: pid, user: user, groups: names.isEmpty ? nil : names,
             unit: unit(pid: pid), executable: executable(pid: pid), groupIDs: groupIDs)
+    }
+
+    /// `primary` followed by the supplementary groups `pid` holds (`Groups:`
+    /// of `<procRoot>/PID/status`); `nil` when unreadable.
+    public func processGroupIDs(pid: Int32, primary: UInt32) -> [UInt32]? {
+        guard let status = Self.readSmallFile("\(procRoot)/\(pid)/status"),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") })
+        else { return nil }
+        var ids: [UInt32] = [primary]
+        for field in line.dropFirst("Groups:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+            guard let id = UInt32(field) else { return nil }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return ids
     }
 
     /// The systemd unit of `pid`, from `<procRoot>/PID/cgroup`.
@@ -97,7 +116,7 @@ public struct PeerIdentityResolver: Sendable {
     }
 
     /// Reads a procfs file of at most 64 KiB.
-    static func readSmallFile(_ path: String) -> String? {
+    package static func readSmallFile(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

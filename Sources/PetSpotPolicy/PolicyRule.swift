@@ -9,9 +9,13 @@ public import PetSpotLocation
 /// - `uid`: the peer's uid.
 /// - `group`: the name of its primary or any supplementary group.
 /// - `gid`: the id of its primary or any supplementary group.
-/// - `unit`: its systemd unit (the innermost `.service`/`.scope` of `/proc/PID/cgroup`).
-/// - `executable`: its `/proc/PID/exe`; never matches a client whose
-///   executable could not be read.
+/// - `unit`: its systemd unit, as the system manager placed it
+///   (``SystemdUnit/parse(cgroup:)``; a user manager's units never match).
+/// - `executable`: its `/proc/PID/exe`, read and pinned at accept. When the
+///   executable is unknown (unreadable, or the process could not be pinned)
+///   a rule that *grants* (`authorized`, `notDetermined`) does not match,
+///   and a rule that *refuses* (`denied`, `restricted`) does: an unknown
+///   executable never escapes a refusal (fail closed, SPEC §3).
 public struct PolicyRule: Sendable, Hashable {
     /// User name to match.
     public var user: String?
@@ -45,6 +49,9 @@ public struct PolicyRule: Sendable, Hashable {
         self.accuracy = status == .authorized ? (accuracy ?? .full) : nil
     }
 
+    /// Whether the rule takes authorization away (`denied`, `restricted`).
+    public var refuses: Bool { status == .denied || status == .restricted }
+
     /// Whether the rule gives at least one matcher.
     public var hasMatcher: Bool {
         user != nil || uid != nil || group != nil || gid != nil || unit != nil || executable != nil
@@ -58,7 +65,8 @@ public struct PolicyRule: Sendable, Hashable {
         if let gid, identity.gid != gid, !(identity.groupIDs ?? []).contains(gid) { return false }
         if let unit, identity.unit != unit { return false }
         if let executable {
-            guard let actual = identity.executable, actual == executable else { return false }
+            guard let actual = identity.executable else { return refuses }
+            guard actual == executable else { return false }
         }
         return true
     }

@@ -3,12 +3,16 @@ public enum SystemdUnit {
     /// The unit a process runs in, from the text of its `/proc/PID/cgroup`.
     ///
     /// Uses the cgroup v2 line (`0::/…`) when there is one, else the v1
-    /// `name=systemd` line. The unit reported is the *innermost* path
-    /// component ending in `.service` or `.scope`: for
-    /// `0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope`
-    /// that is `app-foo.scope` (not `user@1000.service`), and for
-    /// `0::/system.slice/foo.service/payload` it is `foo.service`. Slices are
-    /// never reported. `nil` when no such component exists (e.g. `0::/`).
+    /// `name=systemd` line. The unit is the one the *system manager* placed
+    /// the process in: the first path component below the slices. Whatever a
+    /// unit with delegation (or a user) creates beneath it cannot rename it:
+    /// `0::/system.slice/evil.service/kiosk.service` is `evil.service`.
+    ///
+    /// A process of a user's own manager is reported as
+    /// `user@UID.service/NAME` (NAME the first unit below the user's slices),
+    /// so `systemd-run --user --unit=kiosk.service` is never taken for the
+    /// system unit `kiosk.service` (SPEC §3: `unit` rules match system units).
+    /// Slices are never reported. `nil` when no unit is found (e.g. `0::/`).
     public static func parse(cgroup text: String) -> String? {
         var v2Path: String?
         var systemdV1Path: String?
@@ -26,11 +30,32 @@ public enum SystemdUnit {
         return v2Path.flatMap(unit(inPath:)) ?? systemdV1Path.flatMap(unit(inPath:))
     }
 
-    /// The innermost `.service` or `.scope` component of a cgroup path.
+    /// The unit of a cgroup path: the first component below the slices, and
+    /// for a user manager (`user@UID.service`) the first unit below its slices too.
     public static func unit(inPath path: String) -> String? {
-        path.split(separator: "/").last { component in
-            (component.hasSuffix(".service") && component.count > ".service".count)
-                || (component.hasSuffix(".scope") && component.count > ".scope".count)
-        }.map(String.init)
+        var components = path.split(separator: "/")[...]
+        guard let unit = firstUnit(&components) else { return nil }
+        guard isUserManager(unit) else { return unit }
+        guard let inner = firstUnit(&components) else { return unit }
+        return "\(unit)/\(inner)"
+    }
+
+    /// Skips slices; the next component when it is a unit (`.service` or `.scope`), consumed.
+    private static func firstUnit(_ components: inout ArraySlice<Substring>) -> String? {
+        while let component = components.first, component.hasSuffix(".slice") { components.removeFirst() }
+        guard let component = components.popFirst(), isUnitName(component) else { return nil }
+        return String(component)
+    }
+
+    private static func isUnitName(_ component: Substring) -> Bool {
+        (component.hasSuffix(".service") && component.count > ".service".count)
+            || (component.hasSuffix(".scope") && component.count > ".scope".count)
+    }
+
+    /// `user@UID.service`: a user's own service manager.
+    static func isUserManager(_ unit: String) -> Bool {
+        guard unit.hasPrefix("user@"), unit.hasSuffix(".service") else { return false }
+        let uid = unit.dropFirst("user@".count).dropLast(".service".count)
+        return !uid.isEmpty && uid.allSatisfy(\.isNumber)
     }
 }

@@ -84,6 +84,7 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         if let socket { configuration.daemon.socket = socket }
         if checkConfig {
             print(configuration.renderTOML(), terminator: "")
+            for warning in configuration.warnings() { StandardError.write("warning: \(warning)\n") }
             return
         }
 

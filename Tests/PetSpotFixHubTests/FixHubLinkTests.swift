@@ -127,6 +127,29 @@ private func staticFallback() -> Fallback {
         #expect(answer.source == .static)
     }
 
+    /// Hardening item 21: a fresh primary fix that only misses desiredAccuracy
+    /// is waited on (and answers at the timeout), never replaced by the fallback.
+    @Test func item21_aFreshFixMissingDesiredAccuracyIsNotReplacedByTheFallback() async throws {
+        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        await hub.receive(.connected(device: nil))
+        let rough = makeFix()
+        await hub.receive(.fix(rough))
+        let answer = try await hub.location(LocationRequest(timeout: .milliseconds(200), desiredAccuracy: 0.5))
+        #expect(answer.source != .static)
+        #expect(answer == rough)
+    }
+
+    /// Hardening item 21: the fallback never answers below the request's minMode.
+    @Test func item21_theFallbackNeverAnswersBelowMinMode() async throws {
+        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        await hub.receive(.connected(device: nil))
+        await hub.receive(.disconnected(reason: "gone"))
+        await #expect(throws: LocationError.sourceUnavailable) {
+            try await hub.location(LocationRequest(timeout: .seconds(30), minMode: .threeD))
+        }
+        #expect(try await hub.location(LocationRequest(minMode: .twoD)).source == .static)
+    }
+
     @Test func freshPrimaryFixWinsOverTheFallback() async throws {
         let hub = FixHub(kind: .gpsd, fallback: staticFallback())
         await hub.receive(.connected(device: nil))

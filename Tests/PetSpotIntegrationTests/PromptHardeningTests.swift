@@ -186,4 +186,25 @@ struct PromptHardeningTests {
         #expect(try agent.call("daemon.status", id: 2)["result"] != nil)
         #expect(daemon.logs.contains("max_clients_per_uid"))
     }
+
+    /// Item 14: a group rule sees the groups the process holds, not the user
+    /// database's: a member that dropped the group is not matched by it.
+    @Test func item14_aGroupTheProcessDroppedDoesNotCount() throws {
+        let users = TestUsers()
+        defer { users.remove() }
+        let group = try users.group("g")
+        let member = try users.user("m", groups: [group])
+        let daemon = try PolicyDaemon(
+            policy: "[policy]\ndefault = \"denied\"\n[[policy.rules]]\ngroup = \"\(group)\"\nstatus = \"authorized\"\n")
+        defer { daemon.finish() }
+        try daemon.start()
+        let status = [RepositoryPaths.executable("petspot-location"), "authorization", "status", "--json", "--socket",
+            daemon.socket]
+        let holding = try TestUsers.cli(member, Array(status.dropFirst()))
+        #expect(jsonObject(holding.stdout)?["status"] as? String == "authorized", "\(holding.stdout)")
+        let dropped = try ChildProcess.run(
+            "/usr/bin/setpriv", ["--reuid=\(member.uid)", "--regid=\(member.gid)", "--clear-groups", "--"] + status,
+            timeout: 60)
+        #expect(jsonObject(dropped.stdout)?["status"] as? String == "denied", "\(dropped.stdout)")
+    }
 }

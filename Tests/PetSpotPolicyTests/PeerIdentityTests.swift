@@ -10,7 +10,20 @@ import Testing
 @Suite struct SystemdUnitTests {
     @Test(arguments: [
         ("0::/system.slice/petspot-report.service\n", "petspot-report.service"),
-        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope\n", "app-foo.scope"),
+        (
+            "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope\n",
+            "user@1000.service/app-foo.scope"
+        ),
+        // Hardening item 12: a user's manager or a delegated subtree cannot name a system unit.
+        (
+            "0::/user.slice/user-1000.slice/user@1000.service/app.slice/petspot-kiosk.service\n",
+            "user@1000.service/petspot-kiosk.service"
+        ),
+        ("0::/user.slice/user-1000.slice/user@1000.service/petspot-kiosk.service/x\n", "user@1000.service/petspot-kiosk.service"),
+        ("0::/user.slice/user-1000.slice/user@1000.service\n", "user@1000.service"),
+        ("0::/system.slice/evil.service/petspot-kiosk.service\n", "evil.service"),
+        ("0::/system.slice/evil.service/sub.slice/petspot-kiosk.service\n", "evil.service"),
+        ("0::/payload/petspot-kiosk.service\n", nil),
         ("0::/user.slice/user-1000.slice/session-3.scope\n", "session-3.scope"),
         ("0::/system.slice/docker.service/payload\n", "docker.service"),
         ("0::/init.scope\n", "init.scope"),
@@ -84,5 +97,34 @@ import Testing
         #expect(identity.executable == "/usr/bin/petspot-report")
         #expect(resolver.unit(pid: 78) == nil)
         #expect(resolver.executable(pid: 78) == nil)
+    }
+}
+
+/// Hardening item 14: groups are the process's own, not the user database's.
+@Suite struct ProcessGroupsTests {
+    @Test func item14_groupsComeFromTheProcess() throws {
+        var template = Array("/tmp/petspot-proc-XXXXXX".utf8CString)
+        let root = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer {
+            unlink("\(root)/91/status")
+            rmdir("\(root)/91")
+            rmdir(root)
+        }
+        #expect(mkdir("\(root)/91", 0o755) == 0)
+        let file = fopen("\(root)/91/status", "w")
+        fputs("Name:\tx\nUid:\t0\t0\t0\t0\nGroups:\t44 990 44 \n", file)
+        fclose(file)
+        let resolver = PeerIdentityResolver(procRoot: root)
+        #expect(resolver.processGroupIDs(pid: 91, primary: 0) == [0, 44, 990])
+        // root is in no group 44 in the database; the process holds it anyway, and that is what counts.
+        #expect(resolver.identity(uid: 0, gid: 0, pid: 91).groupIDs == [0, 44, 990])
+        #expect(resolver.processGroupIDs(pid: 92, primary: 0) == nil)
+    }
+
+    @Test func item14_thisProcessHoldsWhatProcfsSays() {
+        let ids = PeerIdentityResolver().processGroupIDs(pid: getpid(), primary: getgid())
+        var list = [gid_t](repeating: 0, count: 256)
+        let count = getgroups(Int32(list.count), &list)
+        #expect(Set(ids ?? []) == Set([getgid()] + list.prefix(Int(max(0, count)))))
     }
 }

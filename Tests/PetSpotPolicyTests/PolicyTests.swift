@@ -44,6 +44,19 @@ private let anonymous = ClientIdentity(uid: 1002, gid: 1002, pid: 43)
         #expect(!rule.matches(anonymous))
     }
 
+    /// Hardening item 15: a rule that refuses by executable applies when the
+    /// executable is unknown; one that grants never does.
+    @Test(arguments: [
+        (AuthorizationStatus.denied, true), (.restricted, true), (.authorized, false), (.notDetermined, false),
+    ])
+    func item15_unknownExecutableFailsClosed(status: AuthorizationStatus, matches: Bool) {
+        #expect(PolicyRule(executable: "/usr/bin/tracker", status: status).matches(anonymous) == matches)
+        // Other matchers still have to match.
+        #expect(!PolicyRule(uid: 7, executable: "/usr/bin/tracker", status: status).matches(anonymous))
+        // A known, different executable is not refused by it.
+        #expect(!PolicyRule(executable: "/usr/bin/tracker", status: status).matches(kiosk))
+    }
+
     @Test func gidMatchesPrimaryWithoutGroupList() {
         #expect(PolicyRule(gid: 1002, status: .denied).matches(anonymous))
     }
@@ -116,6 +129,10 @@ private let anonymous = ClientIdentity(uid: 1002, gid: 1002, pid: 43)
         Case(
             name: "restricted default", policy: Policy(defaultStatus: .restricted), identity: anonymous,
             status: .restricted, origin: .default),
+        Case(
+            name: "an executable rule that refuses applies to an unreadable executable",
+            policy: Policy(defaultStatus: .authorized, rules: [PolicyRule(executable: "/usr/bin/x", status: .denied)]),
+            identity: anonymous, status: .denied, origin: .rule),
         Case(
             name: "executable rule never matches unreadable executable",
             policy: Policy(defaultStatus: .denied, rules: [PolicyRule(executable: "/usr/bin/x", status: .authorized)]),

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Logging
 import NIOCore
 import PetSpotJSON
@@ -88,7 +93,11 @@ public actor PolicyEngine: AccessPolicy {
     /// Puts a new policy in force (SIGHUP reload). Existing connections are
     /// judged by it from their next call or watch update on.
     public func update(policy: Policy) {
+        let previous = self.policy
+        // What each client seen lately was granted, before and after (audited below).
+        let before = recentClients.values.map { ($0, status(for: $0, connection: ConnectionID(0))) }
         self.policy = policy
+        recordPolicyChange(from: previous, clientsBefore: before)
         if let agent, !policy.agent.contains(agent.client) {
             logger.notice(
                 "prompt agent no longer allowed by [policy.agent]; dropped", metadata: ["conn": "\(agent.connection)"])
@@ -100,6 +109,60 @@ public actor PolicyEngine: AccessPolicy {
         notifyChanged()
     }
 
+    /// Clients seen lately, by uid (bounded): whose statuses a reload may move.
+    private var recentClients: [UInt32: ClientIdentity] = [:]
+    static let recentClientLimit = 1024
+
+    private func noteSeen(_ client: ClientIdentity) {
+        guard recentClients[client.uid] == nil else { return }
+        if recentClients.count >= Self.recentClientLimit, let any = recentClients.keys.first {
+            recentClients[any] = nil
+        }
+        recentClients[client.uid] = client
+    }
+
+    /// Audits a reload: what changed in the policy, and every recently seen
+    /// client whose status or accuracy it moved.
+    private func recordPolicyChange(from previous: Policy, clientsBefore: [(ClientIdentity, AuthorizationState)]) {
+        guard previous != policy else { return }
+        let daemon = ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid())
+        var changes: [String] = []
+        if previous.defaultStatus != policy.defaultStatus {
+            changes.append("default \(previous.defaultStatus.rawValue) → \(policy.defaultStatus.rawValue)")
+        }
+        if previous.prompt != policy.prompt {
+            changes.append("prompt \(previous.prompt.rawValue) → \(policy.prompt.rawValue)")
+        }
+        let count = max(previous.rules.count, policy.rules.count)
+        let changedRules = (0..<count).filter { index in
+            (index < previous.rules.count ? previous.rules[index] : nil)
+                != (index < policy.rules.count ? policy.rules[index] : nil)
+        }
+        if !changedRules.isEmpty {
+            changes.append(
+                "rules \(previous.rules.count) → \(policy.rules.count), changed at \(changedRules.map(String.init).joined(separator: ","))")
+        }
+        if previous.agent != policy.agent || previous.admin != policy.admin { changes.append("agent/admin principals") }
+        if previous.reducedAccuracyMeters != policy.reducedAccuracyMeters
+            || previous.reducedUpdateInterval != policy.reducedUpdateInterval || previous.promptTimeout != policy.promptTimeout
+        {
+            changes.append("reduced accuracy or prompt timeout")
+        }
+        audit?.recordNow(
+            AuditRecord(
+                method: "policy.reloaded", client: daemon,
+                reason: changes.isEmpty ? "policy changed" : changes.joined(separator: "; ")))
+        for (client, old) in clientsBefore {
+            let new = status(for: client, connection: ConnectionID(0))
+            guard new.status != old.status || new.accuracy != old.accuracy else { continue }
+            audit?.recordNow(
+                AuditRecord(
+                    method: "policy.statusChanged", client: client, status: new.status, accuracy: new.accuracy,
+                    decidedBy: new.decidedBy.rawValue,
+                    reason: "was \(old.status.rawValue)\(old.accuracy.map { " (\($0.rawValue))" } ?? "")"))
+        }
+    }
+
     /// The decisions remembered now, by uid.
     public var rememberedDecisions: [UInt32: RememberedDecision] { store.decisions }
 
@@ -109,6 +172,7 @@ public actor PolicyEngine: AccessPolicy {
     // MARK: AccessPolicy
 
     public func status(for client: ClientIdentity, connection: ConnectionID) -> AuthorizationState {
+        noteSeen(client)
         let remembered = allowOnce[connection].map(\.decision) ?? store.decision(for: client.uid)
         return policy.resolve(for: client, remembered: remembered)
     }

@@ -23,6 +23,8 @@ public final class SocketServer: Service {
     struct Accepted: Sendable {
         var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         var credentials: PeerCredentials
+        /// The peer's process, pinned at accept.
+        var pin: ProcessPin
         /// Where the fan-out writes its updates.
         var updateOutlet: LoopBoundOutlet
         /// Answers `location.get` at once once the session is attached.
@@ -81,7 +83,9 @@ public final class SocketServer: Service {
         _ channel: any Channel, dispatcher: Dispatcher, settings: ServerSettings, logger: Logger,
         holding registry: AcceptedConnections
     ) -> EventLoopFuture<Accepted> {
-        PeerCredentials.read(from: channel).flatMapThrowing { credentials in
+        PeerCredentials.read(from: channel).flatMap { credentials in
+            ProcessPin.take(from: channel, pid: credentials.pid).map { (credentials, $0) }
+        }.flatMapThrowing { credentials, pin in
             let updates = UpdateWriter()
             try channel.pipeline.syncOperations.addHandler(updates)
             let idleCloser = IdleConnectionCloser(logger: logger)
@@ -96,7 +100,7 @@ public final class SocketServer: Service {
                 wrappingChannelSynchronously: channel,
                 configuration: .init(isOutboundHalfClosureEnabled: true))
             return Accepted(
-                channel: wrapped, credentials: credentials,
+                channel: wrapped, credentials: credentials, pin: pin,
                 updateOutlet: LoopBoundOutlet(updates, eventLoop: channel.eventLoop),
                 immediateAnswers: NIOLoopBound(immediate, eventLoop: channel.eventLoop),
                 idleCloser: NIOLoopBound(idleCloser, eventLoop: channel.eventLoop), ticket: registry.hold(wrapped))
@@ -188,8 +192,16 @@ public final class SocketServer: Service {
         // The user database may be a network service (LDAP, SSSD): looked up
         // on NIO's blocking-work pool, never on this connection's event loop.
         let resolver = identityResolver
+        let pin = accepted.pin
         let lookUp: @Sendable () -> ClientIdentity = {
-            resolver.identity(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
+            var identity = resolver.identity(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
+            // Read under the pin: the same process as at accept, not exited,
+            // not exec'd since. Otherwise its executable is unknown (SPEC §3).
+            if !pin.confirms(executable: identity.executable, procRoot: resolver.procRoot) {
+                identity.executable = nil
+            }
+            pin.release()
+            return identity
         }
         let identity = (try? await NIOThreadPool.singleton.runIfActive(lookUp)) ?? lookUp()
         // Admitted by uid, after identification: whoever may be the prompt

@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+@testable import PetSpotDaemon
+import PetSpotJSON
+import PetSpotLocation
+import PetSpotPolicy
+import PetSpotProtocol
+import Testing
+import TestSupport
+
+/// Hardening item 24: everything that changes who may see the location is audited.
+@Suite struct PolicyAuditTests {
+    static let alice = PolicyEngineTests.alice
+    static let root = PolicyEngineTests.root
+
+    static func engine(_ policy: Policy, _ directory: TemporaryDirectory) -> (PolicyEngine, String) {
+        let path = directory.file("audit.jsonl")
+        let audit = AuditLog(path: path, maxBytes: 1 << 20, logger: Logger(label: "test"))
+        return (
+            PolicyEngine(policy: policy, stateDirectory: directory.path, audit: audit, logger: Logger(label: "test")),
+            path
+        )
+    }
+
+    static func lines(_ path: String) -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func item24_aReloadRecordsWhatChangedAndWhoseStatusMoved() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (engine, path) = Self.engine(
+            Policy(defaultStatus: .denied, rules: [PolicyRule(user: "alice", status: .authorized)]), directory)
+        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .authorized)
+        await engine.update(policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]))
+        let lines = Self.lines(path)
+        let reloaded = try #require(lines.first { $0.contains(#""method":"policy.reloaded""#) })
+        #expect(reloaded.contains("changed at 0"))
+        let moved = try #require(lines.first { $0.contains(#""method":"policy.statusChanged""#) })
+        #expect(moved.contains(#""uid":1000"#) && moved.contains(#""status":"denied""#))
+        #expect(moved.contains("was authorized"))
+        // The same policy again changes nothing, and records nothing.
+        await engine.update(policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]))
+        #expect(Self.lines(path).count == lines.count)
+    }
+
+    @Test func item24_agentRegistrationReplacementAndAllowOnceEndAreRecorded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (engine, path) = Self.engine(Policy(prompt: .agent, promptTimeout: .seconds(30)), directory)
+        let first = FakeAgent()
+        let second = FakeAgent()
+        try await engine.registerAgent(Self.root, connection: ConnectionID(1), send: first.send)
+        try await engine.registerAgent(Self.root, connection: ConnectionID(2), send: second.send)
+        async let state = engine.request(for: Self.alice, connection: ConnectionID(3), accuracy: .full)
+        let prompt = try #require(await second.nextPrompt())
+        await engine.received(
+            RPCResponse(id: prompt["id"] ?? .null, outcome: .success(["decision": "allowOnce"])),
+            connection: ConnectionID(2))
+        #expect(try await state.status == .authorized)
+        await engine.connectionClosed(ConnectionID(3))
+        let lines = Self.lines(path)
+        #expect(lines.filter { $0.contains(#""method":"agent.register""#) }.count == 2)
+        #expect(lines.contains { $0.contains(#""method":"agent.replaced""#) })
+        #expect(lines.contains { $0.contains(#""method":"authorization.allowOnceEnded""#) && $0.contains(#""uid":1000"#) })
+    }
+}
