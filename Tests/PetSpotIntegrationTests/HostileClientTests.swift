@@ -31,6 +31,19 @@ import TestSupport
         ]}
         """
 
+    /// The 99th percentile of `location.get` round trips on `socket`, in µs; every one must be answered.
+    static func p99(of socket: RawSocket, ids: Range<Int>) throws -> Int {
+        var micros: [Int] = []
+        for id in ids {
+            let start = ContinuousClock.now
+            #expect(resultObject(try socket.call("location.get", id: id, timeout: 5)) != nil)
+            let elapsed = ContinuousClock.now - start
+            micros.append(Int(elapsed.components.seconds) * 1_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000_000))
+        }
+        micros.sort()
+        return micros[micros.count * 99 / 100]
+    }
+
     static func lines(_ line: String, bytes: Int) -> [UInt8] {
         let one = Array((line + "\n").utf8)
         return Array([[UInt8]](repeating: one, count: max(1, bytes / one.count)).joined())
@@ -46,6 +59,7 @@ import TestSupport
         let polite = try daemon.connect()
         for id in 1...50 { #expect(resultObject(try polite.call("location.get", id: id)) != nil) }
         let before = try #require(daemon.residentKiB)
+        let quietP99 = try Self.p99(of: polite, ids: 1000..<1400)
 
         let get = #"{"jsonrpc":"2.0","id":7,"method":"location.get"}"#
         let batchOfGets = "[" + Array(repeating: get, count: 64).joined(separator: ",") + "]"
@@ -66,8 +80,11 @@ import TestSupport
             if pushesBack { #expect(sent < bytes.count, "the daemon read everything from \(name): no backpressure") }
             hostile.append(socket)
         }
-        // Everyone else is still answered while the hostile clients sit there.
-        for id in 100...150 { #expect(resultObject(try polite.call("location.get", id: id, timeout: 5)) != nil) }
+        // Everyone else is still answered while the hostile clients sit there
+        // (the ratio of p99s is printed for docs/ROBUSTNESS.md, not judged: timing belongs in benchmarks).
+        let floodedP99 = try Self.p99(of: polite, ids: 2000..<2400)
+        print("polite location.get p99: \(quietP99) µs alone, \(floodedP99) µs beside the hostile clients "
+            + "(ratio \(Double(floodedP99) / Double(max(1, quietP99))))")
         let after = try #require(daemon.residentKiB)
         let growth = Double(after - before) / 1024
         print("daemon RSS \(before) KiB → \(after) KiB: +\(growth) MiB for \(floods.count) hostile connections")

@@ -30,10 +30,10 @@ import PetSpotLocation
 ///
 /// Durability: each record is appended with one `write(2)` before the answer
 /// it records leaves the daemon, so a daemon crash loses nothing. Records of
-/// authorization changes (`authorization.*`, `agent.*`, `policy.*`, `audit.*`)
-/// are flushed to disk (`fdatasync`) before the change takes effect for the
-/// client; other records at least every ``syncEvery`` records, so a power
-/// loss can lose at most that many location records (docs/OPERATIONS.md).
+/// authorization changes (a decision made, a reset, a reload, an agent
+/// change: ``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`)
+/// before the answer; other records at least every ``syncEvery`` records, so
+/// a power loss can lose at most that many other records.
 ///
 /// A failing write is logged (once per kind of failure) and never stops the daemon.
 public actor AuditLog {
@@ -152,7 +152,7 @@ public actor AuditLog {
             if file.size > 0 && file.size + line.count > maxBytes { try rotate(&file) }
             try append(line, to: &file)
             file.unsynced += 1
-            if file.unsynced >= Self.syncEvery || Self.isAuthorizationChange(record.method) {
+            if file.unsynced >= Self.syncEvery || Self.isAuthorizationChange(record) {
                 fdatasync(file.descriptor)
                 file.unsynced = 0
             }
@@ -170,10 +170,22 @@ public actor AuditLog {
         }
     }
 
-    /// Whether records of `method` are flushed to disk at once.
-    static func isAuthorizationChange(_ method: String) -> Bool {
-        method.hasPrefix("authorization.") || method.hasPrefix("agent.") || method.hasPrefix("policy.")
-            || method.hasPrefix("audit.")
+    /// Whether `record` changes who may see the location, and so is flushed
+    /// to disk at once: a decision made now (not a request that found one, or
+    /// failed), a reset, the end of an allow-once grant, a reload, an agent
+    /// change, a rotation. All are rare and bounded: a client asking over and
+    /// over never makes the daemon sync per request.
+    static func isAuthorizationChange(_ record: AuditRecord) -> Bool {
+        switch record.method {
+        case "authorization.request":
+            return record.reason == nil && ["agent", "prompt", "allowOnce"].contains(record.decidedBy ?? "")
+        case "authorization.reset", "authorization.allowOnceEnded":
+            return record.reason == nil
+        default:
+            return record.method.hasPrefix("policy.") || record.method.hasPrefix("audit.")
+                || (record.method.hasPrefix("agent.") && record.reason == nil)
+                || record.method == "agent.replaced" || record.method == "agent.removed"
+        }
     }
 
     /// The path of rotated generation `number` (1 is the newest).
