@@ -290,6 +290,7 @@ private struct Parser {
         {
             settings.silenceTimeout = silence
         }
+        if let owner = table.nonEmptyString("owner", errors: &errors) { settings.owner = owner }
         table.reportUnknownKeys(errors: &errors)
         return settings
     }

@@ -37,6 +37,7 @@ extension DaemonConfiguration {
         out.key("reconnect_max", raw: TOMLWriter.seconds(source.gpsd.reconnectMax))
         out.key("device", string: source.gpsd.device ?? "")
         out.key("silence_timeout", raw: TOMLWriter.seconds(source.gpsd.silenceTimeout))
+        out.key("owner", string: source.gpsd.owner)
 
         if let fixed = source.static {
             out.section("source.static")

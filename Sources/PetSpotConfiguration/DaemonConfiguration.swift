@@ -162,6 +162,9 @@ public struct SourceSettings: Sendable, Hashable {
 /// - `device`: string, optional; `""` means any device.
 /// - `silence_timeout`: seconds in (0, 3600], default 10; a connected gpsd
 ///   silent this long counts as down.
+/// - `owner`: user name, default `"gpsd"`; a gpsd on loopback is trusted
+///   only when its socket belongs to root or this user (anyone else listening
+///   on the port could feed the daemon positions).
 public struct GpsdSettings: Sendable, Hashable {
     /// Default `host`.
     public static let defaultHost = "127.0.0.1"
@@ -171,6 +174,8 @@ public struct GpsdSettings: Sendable, Hashable {
     public static let defaultReconnectMax: Duration = .seconds(5)
     /// Default `silence_timeout`.
     public static let defaultSilenceTimeout: Duration = .seconds(10)
+    /// Default `owner`.
+    public static let defaultOwner = "gpsd"
 
     /// gpsd's host.
     public var host: String
@@ -182,13 +187,16 @@ public struct GpsdSettings: Sendable, Hashable {
     public var device: String?
     /// No-data watchdog.
     public var silenceTimeout: Duration
+    /// Besides root, the user whose loopback gpsd socket is trusted.
+    public var owner: String
 
     /// Creates settings.
     public init(
         host: String = GpsdSettings.defaultHost, port: Int = GpsdSettings.defaultPort,
         reconnectMax: Duration = GpsdSettings.defaultReconnectMax, device: String? = nil,
-        silenceTimeout: Duration = GpsdSettings.defaultSilenceTimeout
+        silenceTimeout: Duration = GpsdSettings.defaultSilenceTimeout, owner: String = GpsdSettings.defaultOwner
     ) {
+        self.owner = owner
         self.host = host
         self.port = port
         self.reconnectMax = reconnectMax

@@ -202,6 +202,8 @@ public actor FixHub {
         if case .up(let name) = link { device = name }
         var connected = false
         if case .up = link { connected = true }
+        var reason: String?
+        if case .down(let why) = link { reason = why }
         return SourceStatus(
             kind: kind,
             connected: connected,
@@ -210,7 +212,8 @@ public actor FixHub {
             fixes: fixCount,
             rejected: rejectedCount,
             reconnects: reconnectCount,
-            fallback: fallback?.kind
+            fallback: fallback?.kind,
+            reason: reason
         )
     }
 

@@ -9,6 +9,10 @@
 /// - `silence_timeout` (``silenceTimeout``, `Duration`, 10 s): a connected gpsd that
 ///   sends no complete line (of any content) for this long is treated as down.
 ///
+/// - `owner` (`String`, `"gpsd"`): a gpsd reached over loopback must own its
+///   socket as root or this user (``GpsdSocketOwner``); over any other
+///   address the owner cannot be checked.
+///
 /// Two tuning values are not configuration keys: ``initialReconnectDelay``
 /// (250 ms, the first backoff step) and ``pollInterval`` (250 ms, how long the
 /// reader thread waits for data before it looks at cancellation and the watchdog).
@@ -27,6 +31,8 @@ public struct GpsdConfiguration: Sendable, Hashable {
     public var initialReconnectDelay: Duration
     /// How long one wait for data lasts on the reader thread.
     public var pollInterval: Duration
+    /// Besides root, the user a loopback gpsd's socket may belong to.
+    public var owner: String
 
     /// Creates a configuration; every parameter has the documented default.
     /// - Parameters:
@@ -37,6 +43,7 @@ public struct GpsdConfiguration: Sendable, Hashable {
     ///   - silenceTimeout: no-data watchdog (default 10 s).
     ///   - initialReconnectDelay: first backoff step (default 250 ms).
     ///   - pollInterval: reader wait granularity (default 250 ms).
+    ///   - owner: the user besides root a loopback gpsd may run as (default `gpsd`).
     public init(
         host: String = "127.0.0.1",
         port: Int = 2947,
@@ -44,8 +51,10 @@ public struct GpsdConfiguration: Sendable, Hashable {
         device: String? = nil,
         silenceTimeout: Duration = .seconds(10),
         initialReconnectDelay: Duration = .milliseconds(250),
-        pollInterval: Duration = .milliseconds(250)
+        pollInterval: Duration = .milliseconds(250),
+        owner: String = "gpsd"
     ) {
+        self.owner = owner
         self.host = host
         self.port = port
         self.reconnectMax = reconnectMax

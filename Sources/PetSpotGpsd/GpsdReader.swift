@@ -74,6 +74,10 @@ enum GpsdReader {
         defer { _ = gps_close(data) }
 
         let fd = data.pointee.gps_fd
+        // Before a byte is read: is it gpsd (root's or the configured user's socket)?
+        if case .refused(let why) = GpsdSocketOwner.check(descriptor: fd, owner: configuration.owner) {
+            return "refused gpsd at \(endpoint): \(why)"
+        }
         guard petspot_set_nonblocking(fd) == 0 else { return "cannot configure the gpsd socket" }
         guard gps_stream(data, petspot_watch_json_flags(), nil) == 0 else {
             return "gpsd at \(endpoint) did not accept the WATCH command"

@@ -43,11 +43,15 @@ public struct SourceStatus: Sendable, Hashable, Codable {
     public var reconnects: Int
     /// The fallback kind, when one is configured.
     public var fallback: FixSourceKind?
+    /// While not connected: why (the last connection's end, e.g. a refused
+    /// gpsd port owner). Never holds a position.
+    public var reason: String?
 
     public init(
         kind: FixSourceKind, connected: Bool, device: String? = nil, lastFixAge: Double? = nil, fixes: Int = 0,
-        rejected: Int = 0, reconnects: Int = 0, fallback: FixSourceKind? = nil
+        rejected: Int = 0, reconnects: Int = 0, fallback: FixSourceKind? = nil, reason: String? = nil
     ) {
+        self.reason = reason
         self.kind = kind
         self.connected = connected
         self.device = device

@@ -124,6 +124,7 @@ public enum WireCoding {
         if let device = status.device { members["device"] = .string(device) }
         if let age = status.lastFixAge { members["lastFixAge"] = .number((age * 1000).rounded() / 1000) }
         if let fallback = status.fallback { members["fallback"] = .string(fallback.rawValue) }
+        if let reason = status.reason { members["reason"] = .string(reason) }
         return .object(members)
     }
 }

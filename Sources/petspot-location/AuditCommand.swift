@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PetSpotJSON
+import PetSpotLocation
 
 /// `petspot-location audit`: prints the daemon's audit log.
 struct AuditCommand: ParsableCommand {
@@ -37,7 +38,7 @@ struct AuditCommand: ParsableCommand {
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if json {
-                print(line)
+                print(TerminalText.escapedJSONLine(line))
             } else {
                 print(Self.describe(line))
             }
@@ -46,7 +47,9 @@ struct AuditCommand: ParsableCommand {
 
     /// One record as a line of text.
     static func describe(_ line: Substring) -> String {
-        guard let record = try? JSONValue.parse(Data(line.utf8)) else { return "(unreadable record) \(line)" }
+        guard let record = try? JSONValue.parse(Data(line.utf8)) else {
+            return "(unreadable record) \(TerminalText.escaped(line))"
+        }
         func text(_ value: JSONValue?) -> String? {
             switch value {
             case .string(let string)?: string
@@ -64,6 +67,7 @@ struct AuditCommand: ParsableCommand {
         for key in ["status", "accuracy", "decidedBy", "source", "fixAge", "reason", "targetUid"] {
             if let value = text(record[key]) { parts.append("\(key)=\(value)") }
         }
-        return parts.joined(separator: " ")
+        // Paths, units, user names and reasons come from clients: never raw to a terminal.
+        return TerminalText.escaped(parts.joined(separator: " "))
     }
 }

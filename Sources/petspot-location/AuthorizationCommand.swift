@@ -1,14 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ArgumentParser
 import PetSpotLocation
 import PetSpotLocationClient
 import PetSpotProtocol
 
-/// `petspot-location authorization status|request`.
+/// `petspot-location authorization status|request|reset`.
 struct AuthorizationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authorization",
-        abstract: "Show or ask for this client's location permission.",
-        subcommands: [Status.self, Request.self])
+        abstract: "Show or ask for this client's location permission, or forget a client's decision (admins).",
+        subcommands: [Status.self, Request.self, Reset.self])
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -49,6 +54,52 @@ struct AuthorizationCommand: AsyncParsableCommand {
                 print(client.json ? Output.json(WireCoding.encode(state)) : Output.describe(state))
                 if state.status != .authorized { throw CLIExit(code: CLIExit.notAuthorized, message: "") }
             } catch let error as LocationError {
+                throw CLIExit(error)
+            }
+        }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forget the remembered decision of one user (admins only: [policy.admin], root by default).",
+            discussion: """
+                The user is notDetermined again (unless a rule decides for them) and is asked \
+                at their next authorization request. Connections of that user lose any \
+                allow-once grant. The daemon checks who you are from the socket (you \
+                cannot claim to be root); the reset is audited.
+
+                Examples:
+                  sudo petspot-location authorization reset --user kiosk
+                  sudo petspot-location authorization reset --uid 1001
+                """)
+
+        @OptionGroup var client: ClientOptions
+
+        @Option(name: .long, help: "The user's numeric uid.")
+        var uid: UInt32?
+
+        @Option(name: .long, help: "The user's name (looked up on this machine).")
+        var user: String?
+
+        func validate() throws {
+            guard (uid == nil) != (user == nil) else {
+                throw ValidationError("give exactly one of --uid N or --user NAME")
+            }
+        }
+
+        func run() async throws {
+            let target: UInt32
+            if let uid {
+                target = uid
+            } else if let user, let entry = getpwnam(user) {
+                target = entry.pointee.pw_uid
+            } else {
+                throw CLIExit(code: CLIExit.usage, message: "petspot-location: no user named \(user ?? "")")
+            }
+            do {
+                try await client.makeClient().resetAuthorization(uid: target)
+                print(client.json ? "true" : "forgot the decision of uid \(target)")
+            } catch {
                 throw CLIExit(error)
             }
         }

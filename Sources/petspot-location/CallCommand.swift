@@ -45,7 +45,7 @@ struct CallCommand: ParsableCommand {
         }
         let request = RPCCodec.line(RPCCodec.request(id: 1, method: method, params: parsedParams))
         let line = try exchange(request)
-        print(line)
+        print(TerminalText.escapedJSONLine(line))
         guard let response = try? JSONValue.parse(Data(line.utf8)) else { return }
         if let error = response["error"] {
             let wire = RPCCodec.decodeError(error)

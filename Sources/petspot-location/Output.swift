@@ -31,7 +31,8 @@ enum Output {
             text += "\nclient: uid \(client.uid)\(client.user.map { " (\($0))" } ?? ""), pid \(client.pid)"
             if let unit = client.unit { text += ", unit \(unit)" }
         }
-        return text
+        // User and unit names come from the system and clients: never raw to a terminal.
+        return TerminalText.escaped(text)
     }
 
     static func describeStatus(_ status: JSONValue) -> String {
@@ -51,10 +52,22 @@ enum Output {
             "fixes \(text(source?["fixes"])), rejected \(text(source?["rejected"])), reconnects \(text(source?["reconnects"]))"
                 + (source?["lastFixAge"] != nil ? ", last fix \(text(source?["lastFixAge"])) s ago" : ""),
         ]
+        if source?["reason"] != nil { lines.append("source down: \(text(source?["reason"]))") }
         if source?["fallback"] != nil { lines.append("fallback: \(text(source?["fallback"]))") }
+        if let decisions = status["decisions"] {
+            if text(decisions["state"]) == "quarantined" {
+                lines.append(
+                    "remembered decisions QUARANTINED since \(text(decisions["since"])): \(text(decisions["reason"]))"
+                        + (decisions["movedTo"] != nil ? " (moved to \(text(decisions["movedTo"])))" : "")
+                        + "; nobody is asked until a good decisions.json is in place and the daemon reloads")
+            } else {
+                lines.append("remembered decisions: \(text(decisions["count"]))")
+            }
+        }
         lines.append("clients \(text(status["clients"])), watchers \(text(status["watchers"]))")
-        return lines.joined(separator: "\n")
+        // gpsd's device string and the reasons come from outside: escaped, line by line.
+        return lines.map { TerminalText.escaped($0) }.joined(separator: "\n")
     }
 
-    static func json(_ value: JSONValue) -> String { value.serialized() }
+    static func json(_ value: JSONValue) -> String { TerminalText.escapedJSONLine(value.serialized()) }
 }

@@ -13,16 +13,26 @@ import PetSpotLocation
 import PetSpotLocationMock
 
 /// The embedded default: a simulated walk in Warsaw's Saski Park, no
-/// hardware, everyone authorized, the socket in the user's runtime directory.
+/// hardware, everyone authorized.
+///
+/// Its state (audit log, decisions) lives in a fresh private folder made by
+/// `mkdtemp` under `$XDG_RUNTIME_DIR` (else `$TMPDIR`, else `/tmp`) and
+/// removed when the daemon stops: never a predictable `/tmp` name another
+/// user could have planted first. The socket is
+/// `$XDG_RUNTIME_DIR/petspot-demo.sock` (a directory only its user can
+/// write), else inside that private folder; `--socket` overrides it.
 enum DemoConfiguration {
-    /// The socket `--demo` serves on: `$XDG_RUNTIME_DIR/petspot-demo.sock`, else `/tmp/petspot-demo-UID.sock`.
-    static var socketPath: String {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
-            FileManager.default.isWritableFile(atPath: runtime)
-        {
-            return runtime + "/petspot-demo.sock"
-        }
-        return "/tmp/petspot-demo-\(getuid()).sock"
+    /// A writable `$XDG_RUNTIME_DIR`, if there is one.
+    static var runtimeDirectory: String? {
+        guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
+            access(runtime, W_OK) == 0
+        else { return nil }
+        return runtime
+    }
+
+    /// Why the demo's private folder could not be made.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
     }
 
     static let toml = """
@@ -45,13 +55,18 @@ enum DemoConfiguration {
         prompt = "allow"
         """
 
-    static func make() throws(ConfigurationErrors) -> DaemonConfiguration {
+    /// The demo configuration, with its private state folder made (the
+    /// caller removes `stateDirectory` when the daemon stops).
+    static func make() throws -> DaemonConfiguration {
         var configuration = try ConfigurationLoader.parse(text: toml)
-        var temporary = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
-        if temporary.isEmpty { temporary = "/tmp" }
-        if !temporary.hasSuffix("/") { temporary += "/" }
-        let stateDirectory = temporary + "petspot-demo-\(getuid())"
-        configuration.daemon.socket = socketPath
+        var base = runtimeDirectory ?? ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
+        if base.isEmpty { base = "/tmp" }
+        var template = Array((base + "/petspot-demo.XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw Failure(description: "cannot make a private folder in \(base): \(String(cString: strerror(errno)))")
+        }
+        let stateDirectory = String(cString: made)
+        configuration.daemon.socket = runtimeDirectory.map { $0 + "/petspot-demo.sock" } ?? stateDirectory + "/locationd.sock"
         configuration.daemon.stateDirectory = stateDirectory
         configuration.daemon.auditLog = stateDirectory + "/audit.jsonl"
         return configuration

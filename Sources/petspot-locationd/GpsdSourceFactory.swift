@@ -9,7 +9,7 @@ enum GpsdSourceFactory {
         GpsdFixProducer(
             configuration: GpsdConfiguration(
                 host: settings.host, port: settings.port, reconnectMax: settings.reconnectMax,
-                device: settings.device, silenceTimeout: settings.silenceTimeout),
+                device: settings.device, silenceTimeout: settings.silenceTimeout, owner: settings.owner),
             logger: logger)
     }
 }

@@ -43,7 +43,7 @@ struct LocationDaemonCommand: AsyncParsableCommand {
             (the socket), /var/lib/petspot-locationd (remembered decisions, audit log).
 
             Examples:
-              petspot-locationd --demo                     # simulated source, socket in /tmp
+              petspot-locationd --demo                     # simulated source, private temporary state
               petspot-locationd --config /etc/petspot/locationd.toml
               petspot-locationd --config my.toml --check-config
             """,
@@ -78,11 +78,21 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         do {
             configuration = demo ? try DemoConfiguration.make() : try ConfigurationLoader.load(path: config)
         } catch {
-            StandardError.write("petspot-locationd: invalid configuration\n\(error.description)\n")
+            StandardError.write("petspot-locationd: invalid configuration\n\(error)\n")
             throw ExitCode(1)
         }
+        // The demo's private folder goes when the daemon stops, however it stops.
+        let demoFolder = demo ? configuration.daemon.stateDirectory : nil
+        defer { if let demoFolder { try? FileManager.default.removeItem(atPath: demoFolder) } }
         if let socket { configuration.daemon.socket = socket }
         if checkConfig {
+            // What the start would read besides the file (the scenario) fails here, not at start.
+            do {
+                try SourceFactory.check(configuration.source)
+            } catch {
+                StandardError.write("petspot-locationd: invalid configuration\n\(error)\n")
+                throw ExitCode(1)
+            }
             print(configuration.renderTOML(), terminator: "")
             for warning in configuration.warnings() { StandardError.write("warning: \(warning)\n") }
             return
@@ -122,6 +132,18 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         } catch {
             logger.critical("cannot start the position source", metadata: ["error": "\(error)"])
             throw ExitCode(1)
+        }
+        // The state directory (and the audit log's, when elsewhere) must be
+        // the daemon's own before anything in them is read or written.
+        let auditDirectory = String(
+            configuration.daemon.auditLog[..<(configuration.daemon.auditLog.lastIndex(of: "/") ?? configuration.daemon.auditLog.startIndex)])
+        for directory in Set([configuration.daemon.stateDirectory, auditDirectory]) where !directory.isEmpty {
+            do {
+                try TrustedDirectory.prepare(directory)
+            } catch {
+                logger.critical("refusing an untrusted state directory", metadata: ["error": "\(error)"])
+                throw ExitCode(1)
+            }
         }
         let audit = AuditLog(
             path: configuration.daemon.auditLog, maxBytes: configuration.daemon.auditLogMaxBytes,

@@ -20,21 +20,29 @@ enum SourceFactory {
             let position = try staticPosition(settings)
             return DaemonSource(service: StaticLocationService(position: position))
         case .simulated:
-            let scenario: Scenario
-            if let path = settings.simulated?.scenario ?? nil {
-                do {
-                    scenario = try Scenario.load(contentsOf: path)
-                } catch {
-                    throw Failure(description: "source.simulated.scenario: \(error.description)")
-                }
-            } else {
-                scenario = DemoConfiguration.scenario
-            }
-            return .streaming(ScenarioPlayer(scenario: scenario), minimumMode: settings.minMode, fallback: fallback)
+            return .streaming(
+                ScenarioPlayer(scenario: try scenario(settings)), minimumMode: settings.minMode, fallback: fallback)
         case .gpsd:
             return .streaming(
                 GpsdSourceFactory.producer(settings.gpsd, logger: logger), minimumMode: settings.minMode,
                 fallback: fallback)
+        }
+    }
+
+    /// Reads and checks everything ``make(_:logger:)`` would, starting nothing
+    /// (`--check-config`): the scenario file, the static position.
+    static func check(_ settings: SourceSettings) throws {
+        if settings.kind == .static || settings.fallback != nil { _ = try staticPosition(settings) }
+        if settings.kind == .simulated { _ = try scenario(settings) }
+    }
+
+    /// The simulated source's scenario: the configured file, else the demo walk.
+    static func scenario(_ settings: SourceSettings) throws -> Scenario {
+        guard let path = settings.simulated?.scenario ?? nil else { return DemoConfiguration.scenario }
+        do {
+            return try Scenario.load(contentsOf: path)
+        } catch {
+            throw Failure(description: "source.simulated.scenario: \(error.description)")
         }
     }
 

@@ -18,8 +18,10 @@ import TestSupport
         defer { directory.remove() }
         let state = directory.file("state/nested")
         var store = DecisionStore(stateDirectory: state, logger: Logger(label: "test"))
-        try store.remember(RememberedDecision(status: .denied), for: 1001).write()
-        try store.remember(RememberedDecision(status: .authorized, accuracy: .reduced), for: 1002).write()
+        let written1 = store.remember(RememberedDecision(status: .denied), for: 1001)
+        try #require(written1).write()
+        let written2 = store.remember(RememberedDecision(status: .authorized, accuracy: .reduced), for: 1002)
+        try #require(written2).write()
 
         var info = stat()
         #expect(stat(store.path, &info) == 0)
@@ -34,22 +36,55 @@ import TestSupport
         #expect(reloaded.decision(for: 1003) == nil)
     }
 
+    /// Issue 13 item 17: a corrupt file never turns a denial into "never asked".
     @Test(arguments: ["", "{", "null", #"{"version":2,"decisions":{}}"#, #"{"version":1,"decisions":{"x":{"status":"denied"}}}"#,
         #"{"version":1,"decisions":{"5":{"status":"maybe"}}}"#, "\u{0}\u{1}garbage"])
-    func aCorruptFileIsLoggedAndTreatedAsNoDecisions(_ contents: String) throws {
+    func item17_aCorruptFileIsMovedAsideAndQuarantined(_ contents: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try directory.write("decisions.json", contents)
         let (logger, log) = RecordingLogHandler.logger()
         var store = DecisionStore(stateDirectory: directory.path, logger: logger)
         #expect(store.decisions.isEmpty)
+        let quarantine = try #require(store.quarantine)
         #expect(log.all.contains { $0.hasPrefix("error: remembered decisions unreadable or corrupt") })
-        // The next change replaces it with a good file.
-        try store.remember(RememberedDecision(status: .denied), for: 7).write()
-        #expect(DecisionStore(stateDirectory: directory.path, logger: logger).decision(for: 7)?.status == .denied)
+        // Kept aside, byte for byte, under a name with the time; nothing at the old name.
+        let movedTo = try #require(quarantine.movedTo)
+        #expect(movedTo.hasPrefix(directory.file("decisions.json.corrupt-20")))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: movedTo)) == Data(contents.utf8))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("decisions.json")))
+        // Nothing is remembered or written while quarantined.
+        #expect(store.remember(RememberedDecision(status: .authorized, accuracy: .full), for: 7) == nil)
+        #expect(store.decision(for: 7) == nil)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("decisions.json")))
     }
 
-    @Test func anUnreadableFileIsTreatedAsNoDecisions() throws {
+    @Test func item17_aGoodFilePutInPlaceEndsTheQuarantine() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("decisions.json", "{\"version\":1,\"decisions\":{\"7\":{\"status\":\"den")
+        var store = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
+        #expect(store.quarantine != nil)
+        store.reload()  // still nothing good in place: still quarantined
+        #expect(store.quarantine != nil)
+        try directory.write("decisions.json", #"{"version":1,"decisions":{"7":{"status":"denied"}}}"#)
+        store.reload()
+        #expect(store.quarantine == nil)
+        #expect(store.decision(for: 7) == RememberedDecision(status: .denied))
+        #expect(store.remember(RememberedDecision(status: .denied), for: 8) != nil)
+    }
+
+    @Test func item18_aSymbolicLinkIsNotFollowed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("elsewhere.json", #"{"version":1,"decisions":{"7":{"status":"authorized","accuracy":"full"}}}"#)
+        #expect(symlink(directory.file("elsewhere.json"), directory.file("decisions.json")) == 0)
+        let store = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
+        #expect(store.decision(for: 7) == nil)
+        #expect(store.quarantine?.reason.contains("open") == true)
+    }
+
+    @Test func anUnreadableFileIsQuarantined() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // A directory where the file should be cannot be read as one.
@@ -57,6 +92,7 @@ import TestSupport
         let (logger, log) = RecordingLogHandler.logger()
         let store = DecisionStore(stateDirectory: directory.path, logger: logger)
         #expect(store.decisions.isEmpty)
+        #expect(store.quarantine != nil)
         #expect(!log.all.isEmpty)
     }
 
@@ -66,7 +102,8 @@ import TestSupport
         try directory.write(".decisions.json.tmp-123-456", "{half")
         var store = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
         #expect(!FileManager.default.fileExists(atPath: directory.file(".decisions.json.tmp-123-456")))
-        try store.remember(RememberedDecision(status: .denied), for: 3).write()
+        let written3 = store.remember(RememberedDecision(status: .denied), for: 3)
+        try #require(written3).write()
         let forgotten = store.forget(3)
         try #require(forgotten).write()
         #expect(store.forget(3) == nil)
@@ -82,7 +119,10 @@ import TestSupport
         var store = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
         var written: [EventLoopFuture<Void>] = []
         for uid: UInt32 in 1...50 {
-            written.append(store.remember(RememberedDecision(status: uid % 2 == 0 ? .denied : .authorized, accuracy: uid % 2 == 0 ? nil : .full), for: uid).queueWrite())
+            let contents = store.remember(
+                RememberedDecision(status: uid % 2 == 0 ? .denied : .authorized, accuracy: uid % 2 == 0 ? nil : .full),
+                for: uid)
+            written.append(try #require(contents).queueWrite())
         }
         let forgotten = store.forget(50)
         written.append(try #require(forgotten).queueWrite())

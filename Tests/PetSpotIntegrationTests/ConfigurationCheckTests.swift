@@ -83,4 +83,39 @@ struct ConfigurationCheckTests {
         #expect(run.status == 0)
         #expect(run.stdout.contains("kind = \"simulated\""))
     }
+
+    /// Issue 13 item 22: the scenario file is part of the configuration.
+    @Test(
+        "item22: a bad or missing scenario fails --check-config naming the key",
+        arguments: [
+            ("missing", nil as String?),
+            ("not JSON", "{\"steps\": [\n"),
+            ("unknown step", "{\"steps\": [{\"teleport\": 1}]}"),
+        ])
+    func item22_badScenarioFailsTheCheck(_ name: String, _ contents: String?) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let scenario = directory.file("scenario.json")
+        if let contents { _ = try directory.write("scenario.json", contents) }
+        let path = try directory.write(
+            "petspot.toml", "[source]\nkind = \"simulated\"\n[source.simulated]\nscenario = \"\(scenario)\"\n")
+        let run = try ChildProcess.run(
+            RepositoryPaths.executable("petspot-locationd"), ["--config", path, "--check-config"])
+        #expect(run.status == 1, "\(name): \(run.stdout)")
+        #expect(run.stderr.contains("source.simulated.scenario"), "\(name): \(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test("item22: a good scenario passes --check-config")
+    func item22_goodScenarioPasses() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write(
+            "petspot.toml",
+            "[source]\nkind = \"simulated\"\n[source.simulated]\nscenario = \"\(RepositoryPaths.root)/config/scenarios/demo.json\"\n")
+        let run = try ChildProcess.run(
+            RepositoryPaths.executable("petspot-locationd"), ["--config", path, "--check-config"])
+        #expect(run.status == 0, "\(run.stderr)")
+    }
 }
+

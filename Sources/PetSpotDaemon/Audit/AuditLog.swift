@@ -183,6 +183,7 @@ public actor AuditLog {
             return record.reason == nil
         default:
             return record.method.hasPrefix("policy.") || record.method.hasPrefix("audit.")
+                || record.method.hasPrefix("decisions.")
                 || (record.method.hasPrefix("agent.") && record.reason == nil)
                 || record.method == "agent.replaced" || record.method == "agent.removed"
         }
@@ -196,7 +197,7 @@ public actor AuditLog {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try AtomicFile.makeDirectory(String(path[..<slash]))
         }
-        let opened = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let opened = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard opened >= 0 else { throw AtomicFile.Failure(step: "open", path: path, code: errno) }
         fchmod(opened, 0o600)
         var status = stat()

@@ -42,6 +42,10 @@ public protocol AccessPolicy: Sendable {
     /// remembered decision, reset, allow-once): a grant decided under the
     /// current number is still valid. `nil`: grants cannot be kept.
     var grantGeneration: UInt64? { get }
+
+    /// The remembered decisions' state for `daemon.status` (no uids, no
+    /// decisions): `nil` for a policy that remembers nothing.
+    func decisionsStatus() async -> JSONValue?
 }
 
 /// A client's authorization as decided once, kept by its connection so a
@@ -73,6 +77,8 @@ extension AccessPolicy {
     public var grantGeneration: UInt64? { nil }
 
     public func mayBePromptAgent(_ client: ClientIdentity) async -> Bool { false }
+
+    public func decisionsStatus() async -> JSONValue? { nil }
 }
 
 extension AccessPolicy {

@@ -258,12 +258,14 @@ public struct Dispatcher: Sendable {
     private func daemonStatus() async -> JSONValue {
         let sourceStatus = await source.sourceStatus()
         let uptime = (ContinuousClock.now - startedAt).seconds
-        return [
+        var status: [String: JSONValue] = [
             "version": .string(DaemonVersion.current),
             "uptime": .number((uptime * 1000).rounded() / 1000),
             "source": WireCoding.encode(sourceStatus),
             "clients": .number(Double(await registry.clients)),
             "watchers": .number(Double(registry.watchers)),
         ]
+        if let decisions = await policy.decisionsStatus() { status["decisions"] = decisions }
+        return .object(status)
     }
 }

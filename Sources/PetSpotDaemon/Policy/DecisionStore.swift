@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -19,9 +24,15 @@ import PetSpotPolicy
 ///   "1002": {"status": "authorized", "accuracy": "reduced"}}}
 /// ```
 ///
-/// A missing file means no decisions. An unreadable or corrupt one is
-/// reported in the log and also treated as no decisions; it is replaced at
-/// the next change. Never throws at load time.
+/// A missing file means no decisions. An unreadable or corrupt one is never
+/// taken for "no decisions" (that would forget denials silently): it is moved
+/// aside to `decisions.json.corrupt-<UTC time>`, logged as an error, and the
+/// store is *quarantined*: no remembered decision applies (every uid gets
+/// what its rules and `policy.default` say), nothing is remembered or
+/// written, and the engine asks nobody (``PolicyEngine``). An administrator
+/// ends it by putting a good file in place (the moved copy repaired, a
+/// backup, or `{"version": 1, "decisions": {}}` to start over) and reloading
+/// (SIGHUP) or restarting. Never throws at load time.
 struct DecisionStore {
     /// The file's name inside the state directory.
     static let fileName = "decisions.json"
@@ -30,9 +41,21 @@ struct DecisionStore {
 
     /// The file's path.
     let path: String
-    /// The decisions, by uid.
+    /// The decisions, by uid (empty while quarantined).
     private(set) var decisions: [UInt32: RememberedDecision]
+    /// Set while the file on disk could not be trusted.
+    private(set) var quarantine: Quarantine?
     private let logger: Logger
+
+    /// Why the decisions are not in force, and where the bad file went.
+    struct Quarantine: Equatable, Sendable {
+        /// What was wrong with the file.
+        var reason: String
+        /// Where it was moved (`nil` when it could not be moved).
+        var movedTo: String?
+        /// When it was found.
+        var since: UTCTimestamp
+    }
 
     /// The on-disk shape.
     struct FileContents: Codable, Equatable {
@@ -44,23 +67,57 @@ struct DecisionStore {
     init(stateDirectory: String, logger: Logger) {
         self.path = stateDirectory + "/" + Self.fileName
         self.logger = logger
+        self.decisions = [:]
         AtomicFile.removeLeftovers(for: path)
-        self.decisions = Self.load(path: path, logger: logger)
+        reload()
+    }
+
+    /// Reads the file again (start, and a reload while quarantined): a good
+    /// file ends the quarantine; a bad one starts it.
+    mutating func reload() {
+        var info = stat()
+        // The bad file was moved away: no file is not "no decisions" while quarantined.
+        if quarantine != nil, lstat(path, &info) != 0, errno == ENOENT { return }
+        switch Self.load(path: path) {
+        case .success(let loaded):
+            if let quarantine {
+                logger.notice(
+                    "remembered decisions readable again; quarantine over",
+                    metadata: ["file": "\(path)", "since": "\(quarantine.since.iso8601)"])
+            }
+            decisions = loaded
+            quarantine = nil
+        case .failure(let problem):
+            decisions = [:]
+            let stamp = UTCTimestamp(secondsSince1970: Date().timeIntervalSince1970.rounded(.down))
+            // decisions.json.corrupt-20261125T105321Z: sortable, no colons.
+            let compact = stamp.iso8601.filter { $0 != "-" && $0 != ":" }
+            var movedTo: String? = path + ".corrupt-" + compact
+            if rename(path, movedTo!) != 0 { movedTo = nil }
+            quarantine = Quarantine(reason: problem.description, movedTo: movedTo, since: stamp)
+            logger.error(
+                "remembered decisions unreadable or corrupt; no remembered decision applies until an administrator puts a good file in place and reloads",
+                metadata: [
+                    "file": "\(path)", "error": "\(problem)", "movedTo": "\(movedTo ?? "(could not be moved)")",
+                ])
+        }
     }
 
     /// The decision for `uid`, if any.
     func decision(for uid: UInt32) -> RememberedDecision? { decisions[uid] }
 
-    /// Remembers `decision` for `uid`; returns the file's new contents to write.
-    mutating func remember(_ decision: RememberedDecision, for uid: UInt32) -> Contents {
+    /// Remembers `decision` for `uid`; returns the file's new contents to
+    /// write, `nil` (and nothing remembered) while quarantined.
+    mutating func remember(_ decision: RememberedDecision, for uid: UInt32) -> Contents? {
+        guard quarantine == nil else { return nil }
         decisions[uid] = decision
         return contents
     }
 
     /// Forgets the decision of `uid`; returns the file's new contents to
-    /// write, `nil` when there was no decision.
+    /// write, `nil` when there was no decision (or while quarantined).
     mutating func forget(_ uid: UInt32) -> Contents? {
-        guard decisions.removeValue(forKey: uid) != nil else { return nil }
+        guard quarantine == nil, decisions.removeValue(forKey: uid) != nil else { return nil }
         return contents
     }
 
@@ -87,27 +144,36 @@ struct DecisionStore {
         func queueWrite() -> EventLoopFuture<Void> { DecisionWriter.submit(self) }
     }
 
-    /// Reads the decisions of `path`; empty (and logged) when it is unreadable or corrupt.
-    static func load(path: String, logger: Logger) -> [UInt32: RememberedDecision] {
-        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+    /// Why a file could not be used.
+    struct LoadProblem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Reads the decisions of `path`: none when there is no file, a
+    /// ``LoadProblem`` when it is unreadable or corrupt. The file is opened
+    /// without following a symbolic link.
+    static func load(path: String) -> Result<[UInt32: RememberedDecision], LoadProblem> {
+        var info = stat()
+        if lstat(path, &info) != 0, errno == ENOENT { return .success([:]) }
         do {
             let data = Data(try AtomicFile.read(path, atMost: maximumFileSize + 1))
             guard data.count <= maximumFileSize else {
-                throw CocoaError(.fileReadTooLarge)
+                return .failure(LoadProblem(description: "larger than \(maximumFileSize) bytes"))
             }
             let contents = try JSONDecoder().decode(FileContents.self, from: data)
-            guard contents.version == 1 else { throw CocoaError(.fileReadCorruptFile) }
+            guard contents.version == 1 else {
+                return .failure(LoadProblem(description: "version \(contents.version), not 1"))
+            }
             var decisions: [UInt32: RememberedDecision] = [:]
             for (key, decision) in contents.decisions {
-                guard let uid = UInt32(key) else { throw CocoaError(.fileReadCorruptFile) }
+                guard let uid = UInt32(key) else {
+                    return .failure(LoadProblem(description: "\"\(key)\" is not a uid"))
+                }
                 decisions[uid] = RememberedDecision(status: decision.status, accuracy: decision.accuracy)
             }
-            return decisions
+            return .success(decisions)
         } catch {
-            logger.error(
-                "remembered decisions unreadable or corrupt; treating as none",
-                metadata: ["file": "\(path)", "error": "\(error)"])
-            return [:]
+            return .failure(LoadProblem(description: "\(error)"))
         }
     }
 

@@ -88,6 +88,26 @@ public actor PolicyEngine: AccessPolicy {
         self.store = DecisionStore(stateDirectory: stateDirectory, logger: logger)
         self.audit = audit
         self.logger = logger
+        if let quarantine = store.quarantine { audit?.recordNow(Self.quarantineRecord(quarantine)) }
+    }
+
+    private static func quarantineRecord(_ quarantine: DecisionStore.Quarantine) -> AuditRecord {
+        AuditRecord(
+            method: "decisions.quarantined", client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
+            reason: "\(quarantine.reason); moved to \(quarantine.movedTo ?? "(could not be moved)")")
+    }
+
+    /// The remembered decisions' state for `daemon.status`: `{"state": "ok",
+    /// "count"}` or `{"state": "quarantined", "reason", "movedTo"?, "since"}`.
+    public func decisionsStatus() -> JSONValue? {
+        guard let quarantine = store.quarantine else {
+            return ["state": "ok", "count": .number(Double(store.decisions.count))]
+        }
+        var status: [String: JSONValue] = [
+            "state": "quarantined", "reason": .string(quarantine.reason), "since": .string(quarantine.since.iso8601),
+        ]
+        if let movedTo = quarantine.movedTo { status["movedTo"] = .string(movedTo) }
+        return .object(status)
     }
 
     /// Puts a new policy in force (SIGHUP reload). Existing connections are
@@ -97,6 +117,18 @@ public actor PolicyEngine: AccessPolicy {
         // What each client seen lately was granted, before and after (audited below).
         let before = recentClients.values.map { ($0, status(for: $0, connection: ConnectionID(0))) }
         self.policy = policy
+        // A reload is how an administrator ends a quarantine (a good file put in place).
+        if let quarantine = store.quarantine {
+            store.reload()
+            if store.quarantine == nil {
+                audit?.recordNow(
+                    AuditRecord(
+                        method: "decisions.restored", client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
+                        reason: "quarantined since \(quarantine.since.iso8601); \(store.decisions.count) decisions in force"))
+            } else if let again = store.quarantine, again.movedTo != nil {
+                audit?.recordNow(Self.quarantineRecord(again))
+            }
+        }
         recordPolicyChange(from: previous, clientsBefore: before)
         if let agent, !policy.agent.contains(agent.client) {
             logger.notice(
@@ -184,6 +216,18 @@ public actor PolicyEngine: AccessPolicy {
         guard current.status == .notDetermined else {
             await record("authorization.request", current, client)
             return current
+        }
+        // Quarantined decisions: this uid may have been denied; nobody is asked
+        // (and nothing remembered) until an administrator restores the file.
+        if let quarantine = store.quarantine {
+            logger.warning(
+                "authorization request refused: remembered decisions are quarantined",
+                metadata: ["uid": "\(client.uid)", "movedTo": "\(quarantine.movedTo ?? "-")"])
+            await audit?.record(
+                AuditRecord(
+                    method: "authorization.request", client: client, status: .notDetermined,
+                    reason: "\(LocationError.promptUnavailable.reason): remembered decisions quarantined"))
+            throw .promptUnavailable
         }
         let how: String
         switch policy.prompt {
@@ -460,7 +504,8 @@ public actor PolicyEngine: AccessPolicy {
     }
 
     private func remember(_ decision: RememberedDecision, for uid: UInt32) async {
-        await persist(store.remember(decision, for: uid))
+        guard let contents = store.remember(decision, for: uid) else { return }
+        await persist(contents)
     }
 
     /// Writes the decisions file off the actor's thread, in the order of the

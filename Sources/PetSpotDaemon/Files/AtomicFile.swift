@@ -81,7 +81,7 @@ enum AtomicFile {
 
     /// Reads at most `limit` bytes of `path` (more means the file is larger).
     static func read(_ path: String, atMost limit: Int) throws(Failure) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw Failure(step: "open", path: path, code: errno) }
         defer { close(descriptor) }
         // Read through a scratch buffer and appended: a generous limit costs
