@@ -64,4 +64,40 @@ import TestSupport
         #expect(lines.contains { $0.contains(#""method":"agent.replaced""#) })
         #expect(lines.contains { $0.contains(#""method":"authorization.allowOnceEnded""#) && $0.contains(#""uid":1000"#) })
     }
+
+    /// Items 3 and 5 (found by the soak): a flood of requests on one
+    /// connection answered "allow once" is one decision and one synced audit
+    /// record per connection, not one per request.
+    @Test func item03_anAllowOnceAnswerIsRecordedOncePerConnection() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (engine, path) = Self.engine(Policy(prompt: .agent, promptTimeout: .seconds(30)), directory)
+        let agent = FakeAgent()
+        try await engine.registerAgent(Self.root, connection: ConnectionID(1), send: agent.send)
+        let states = Task {
+            try await withThrowingTaskGroup(of: AuthorizationStatus.self) { group in
+                for index in 0..<30 {
+                    group.addTask {
+                        try await engine.request(
+                            for: Self.alice, connection: ConnectionID(2 + UInt64(index % 2)), accuracy: .full
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: [AuthorizationStatus]()) { $0.append($1) }
+            }
+        }
+        let prompt = try #require(await agent.nextPrompt())
+        // Every request waits on the one prompt before it is answered.
+        while await engine.openPromptCount == 1, await engine.promptWaiterCount < 30 { await Task.yield() }
+        await engine.received(
+            RPCResponse(id: prompt["id"] ?? .null, outcome: .success(["decision": "allowOnce"])),
+            connection: ConnectionID(1))
+        let answers = try await states.value
+        #expect(answers.count == 30 && answers.allSatisfy { $0 == .authorized })
+        let decisions = Self.lines(path).filter {
+            $0.contains(#""method":"authorization.request""#) && $0.contains(#""decidedBy":"allowOnce""#)
+        }
+        #expect(decisions.count == 2, "\(decisions.count) records")
+    }
 }
+

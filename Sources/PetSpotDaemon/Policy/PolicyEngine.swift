@@ -246,9 +246,12 @@ public actor PolicyEngine: AccessPolicy {
                 throw .promptUnavailable
             }
             // Requests coalesced on one prompt get one answer; the first to
-            // resume records it, the others find it decided.
+            // resume records it, the others find it decided. "Allow once" is
+            // per connection: recorded once for each connection (a flood of
+            // requests on one connection is one decision, one audit record
+            // and one fdatasync, not one per request).
             let decided = status(for: client, connection: connection)
-            if decided.status != .notDetermined, answer.decision != .allowOnce {
+            if decided.status != .notDetermined, answer.decision != .allowOnce || allowOnce[connection] != nil {
                 return decided
             }
             let granted = answer.granted(requested: accuracy)
@@ -482,6 +485,9 @@ public actor PolicyEngine: AccessPolicy {
 
     /// Prompts open now (tests, status).
     public var openPromptCount: Int { prompts.count }
+
+    /// Requests waiting on open prompts (tests).
+    var promptWaiterCount: Int { prompts.values.reduce(0) { $0 + $1.waiters.count } }
 
     /// One requester no longer waits; a prompt nobody waits for is withdrawn.
     private func withdraw(_ waiter: UInt64, from id: Int) async {

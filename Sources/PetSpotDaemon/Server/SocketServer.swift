@@ -162,7 +162,11 @@ public final class SocketServer: Service {
         let server: NIOAsyncChannel<Accepted, Never>
         do {
             server = try await ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 256)
+                // A connection storm must not make a polite client's connect
+                // fail with EAGAIN (a Unix socket's full backlog refuses at
+                // once): the kernel queue is cheap, max_clients still bounds
+                // what is served. The kernel caps it at net.core.somaxconn.
+                .serverChannelOption(.backlog, value: 4096)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
                 .bind(unixDomainSocketPath: path) { [accepted, dispatcher, settings, logger] channel in
