@@ -47,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Core (dependency-free)
@@ -104,6 +106,29 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "PetSpotReport", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+
+        // MARK: Kiosk: configuration, report outbox, delivery to the backend (SPEC §8)
+        .target(
+            name: "PetSpotKioskConfiguration",
+            dependencies: ["PetSpotConfiguration", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PetSpotOutbox",
+            dependencies: ["PetSpotReport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PetSpotDelivery",
+            dependencies: [
+                "PetSpotOutbox", "PetSpotReport", logging,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Executables (thin)
         .executableTarget(

@@ -1,0 +1,2 @@
+import AsyncHTTPClient
+let stubClient: HTTPClient? = nil
