@@ -144,7 +144,7 @@ extension Outbox {
     static func entry(_ row: Row) -> OutboxEntry {
         func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(timeIntervalSince1970:)) }
         return OutboxEntry(
-            id: UUID(uuidString: row["id"]) ?? UUID(), state: OutboxState(rawValue: row["state"]) ?? .pending,
+            id: row["id"], state: OutboxState(rawValue: row["state"]) ?? .pending,
             createdAt: date("createdAt") ?? Date(timeIntervalSince1970: 0),
             enqueuedAt: date("enqueuedAt") ?? Date(timeIntervalSince1970: 0), attempts: row["attempts"],
             nextAttemptAt: date("nextAttemptAt"), lastAttemptAt: date("lastAttemptAt"), lastStatus: row["lastStatus"],
