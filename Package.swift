@@ -245,10 +245,36 @@ let package = Package(
             name: "PetSpotIntegrationTests",
             dependencies: [
                 "TestSupport", "PetSpotLocation", "PetSpotLocationClient", "PetSpotProtocol",
-                "petspot-locationd", "petspot-location", "petspot-report",
+                "petspot-locationd", "petspot-location", "petspot-report", "petspot-bench",
+                "DeliveryTestSupport", "PetSpotOutbox", "PetSpotReport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotKioskConfigurationTests",
+            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotOutboxTests",
+            dependencies: ["PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotDeliveryTests",
+            dependencies: [
+                "PetSpotDelivery", "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", logging,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // The stand-in backend (Tests/Fixtures/receiver.py), report fixtures, a fast clock.
+        .target(
+            name: "DeliveryTestSupport",
+            dependencies: ["TestSupport", "PetSpotReport", "PetSpotDelivery"],
+            path: "Tests/DeliveryTestSupport",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

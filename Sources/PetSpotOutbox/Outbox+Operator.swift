@@ -152,3 +152,21 @@ extension Outbox {
             backendReference: row["backendReference"], purgedAt: date("purgedAt"), photoBytes: row["photoBytes"])
     }
 }
+
+/// What the database holds for one report, for tests and diagnostics.
+package struct StoredReport: Sendable, Hashable {
+    package var announcement: Data?
+    package var stationOnly: Data?
+    package var photoFile: String?
+}
+
+extension Outbox {
+    /// The stored payloads of report `id` (lowercase), or `nil`.
+    package func stored(_ id: String) async throws(OutboxError) -> StoredReport? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT announcement, stationOnly, photoFile FROM report WHERE id = ?", arguments: [id]
+            ).map { StoredReport(announcement: $0["announcement"], stationOnly: $0["stationOnly"], photoFile: $0["photoFile"]) }
+        }
+    }
+}

@@ -13,7 +13,8 @@ without a client:
                            key, bytes (body length read), action, outcome
     DIR/stored/KEY/        one folder per stored announcement: announcement.json
                            (the part's bytes), photo.bin (the part's bytes),
-                           parts.json (each part's headers)
+                           body.bin (the whole request body), parts.json
+                           (each part's headers, and the backend id given)
 
 plan.json: {"sequence": [ACTION, ...], "default": ACTION}. Each request to
 /announcements takes the next ACTION of the sequence (writing a new plan
@@ -85,7 +86,7 @@ class State:
                 handle.write(json.dumps(entry, sort_keys=True) + "\n")
                 handle.flush()
 
-    def store(self, key, parts):
+    def store(self, key, parts, body):
         """Stores the parts under KEY once; returns (backend id, duplicate)."""
         with self.lock:
             if key in self.stored:
@@ -102,6 +103,8 @@ class State:
                 elif part["name"] == "photo":
                     with open(os.path.join(folder, "photo.bin"), "wb") as handle:
                         handle.write(part["data"])
+            with open(os.path.join(folder, "body.bin"), "wb") as handle:
+                handle.write(body)
             with open(os.path.join(folder, "parts.json"), "w") as handle:
                 json.dump({"id": backend_id, "parts": headers}, handle, sort_keys=True)
             self.stored[key] = backend_id
@@ -242,7 +245,7 @@ def make_handler(state):
                 entry["outcome"] = "malformed: %s" % error
                 state.record(entry)
                 return self.answer(400, {"error": str(error)})
-            backend_id, duplicate = state.store(key, parts)
+            backend_id, duplicate = state.store(key, parts, body)
             entry["outcome"] = "duplicate" if duplicate else "stored"
             entry["backendId"] = backend_id
             state.record(entry)
