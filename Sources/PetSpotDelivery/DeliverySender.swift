@@ -91,7 +91,8 @@ public final class DeliverySender: Service, Sendable {
 
     /// async-http-client's settings for the sender: no redirects followed
     /// (``AnnouncementUploader`` follows same-origin 307/308 itself), the
-    /// system's CAs (the default TLS configuration), timeouts from the configuration.
+    /// system's CAs (the default TLS configuration), timeouts from the
+    /// configuration, no hidden retries of failed connections.
     public static func clientConfiguration(_ configuration: Configuration) -> HTTPClient.Configuration {
         var settings = HTTPClient.Configuration()
         settings.redirectConfiguration = .disallow
@@ -99,6 +100,9 @@ public final class DeliverySender: Service, Sendable {
         settings.timeout = HTTPClient.Configuration.Timeout(
             connect: .milliseconds(min(timeout, 15_000)), read: .milliseconds(timeout))
         settings.decompression = .disabled
+        // A refused or failed connection fails the attempt at once: the
+        // sender's own backoff retries it, and the operator sees why.
+        settings.connectionPool.retryConnectionEstablishment = false
         return settings
     }
 
