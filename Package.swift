@@ -173,7 +173,7 @@ let package = Package(
             name: "petspot-bench",
             dependencies: [
                 "PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotHotPath", "CEpoll",
-                argumentParser,
+                "PetSpotOutbox", "PetSpotDelivery", "PetSpotReport", argumentParser, logging,
             ],
             swiftSettings: swiftSettings
         ),
