@@ -22,12 +22,23 @@ struct OutboxCrashTests {
         var generator = SystemRandomNumberGenerator()
         let kills = Int(ProcessInfo.processInfo.environment["PETSPOT_CRASH_KILLS"] ?? "") ?? 120
         var killedAfterAck = 0
+        // Calibration: how long this machine takes to the first acknowledged report.
+        let probe = try ChildProcess(
+            RepositoryPaths.executable("petspot-bench"), ["enqueue-loop", "--outbox", directory, "--photo", photoPath])
+        let probeStart = Date()
+        #expect(probe.waitForStdout(containing: "ACK ", timeout: 60), "\(probe.errors())")
+        let firstAck = Date().timeIntervalSince(probeStart)
+        probe.signal(SIGKILL)
+        _ = probe.wait(timeout: 10)
+        acknowledged += probe.output().split(separator: "\n").filter { $0.hasPrefix("ACK ") }.map { String($0.dropFirst(4)) }
+        // Kill points from before the first report to several reports in.
+        let window = UInt32(max(0.12, 3 * firstAck) * 1_000_000)
         for round in 0..<kills {
             let child = try ChildProcess(
                 RepositoryPaths.executable("petspot-bench"),
                 ["enqueue-loop", "--outbox", directory, "--photo", photoPath])
             // Random points: while opening (cleanup, import), between reports, inside an enqueue.
-            let delay = UInt32.random(in: 0...120_000, using: &generator)
+            let delay = UInt32.random(in: 0...window, using: &generator)
             usleep(delay)
             child.signal(SIGKILL)
             _ = child.wait(timeout: 10)
@@ -37,7 +48,7 @@ struct OutboxCrashTests {
             if round % 40 == 39 { try await check(directory: directory, acknowledged: acknowledged, photo: photo) }
         }
         try await check(directory: directory, acknowledged: acknowledged, photo: photo)
-        print("crash consistency: \(kills) kills, \(killedAfterAck) after at least one acknowledged report, \(acknowledged.count) acknowledged reports")
+        print("crash consistency: first report after \(Int(firstAck * 1000)) ms; \(kills) kills, \(killedAfterAck) after at least one acknowledged report, \(acknowledged.count) acknowledged reports")
         #expect(acknowledged.count > 0)
         #expect(killedAfterAck >= kills / 4, "too few kills landed after an enqueue: the delays are too short for this machine")
     }
