@@ -85,19 +85,20 @@ package struct AnnouncementUploader: Sendable {
                     )
                 }
                 var body: [UInt8] = []
-                var complete = true
+                var problem: String?
                 do {
                     let buffer = try await response.body.collect(upTo: responseLimit)
                     body = Array(buffer.readableBytesView)
                 } catch is NIOTooManyBytesError {
-                    complete = false
+                    // Not read further: the connection is closed, whatever its size.
+                    problem = "the answer's body was larger than \(responseLimit) bytes and was not read"
                 } catch {
                     // The status is known; a broken body only loses the reference.
-                    complete = false
+                    problem = "the answer's body could not be read (\(Self.describe(error)))"
                 }
                 let verdict = DeliveryVerdict.classify(
                     status: status, reason: response.status.reasonPhrase,
-                    retryAfter: response.headers.first(name: "Retry-After"), body: body, bodyComplete: complete,
+                    retryAfter: response.headers.first(name: "Retry-After"), body: body, bodyProblem: problem,
                     now: now())
                 return (verdict, status)
             }

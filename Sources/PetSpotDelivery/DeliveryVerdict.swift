@@ -18,17 +18,17 @@ package enum DeliveryVerdict: Sendable, Hashable {
     /// - Parameters:
     ///   - status: the status code.
     ///   - retryAfter: the `Retry-After` header, if any.
-    ///   - body: the first bytes of the body (at most the read limit).
-    ///   - bodyComplete: whether `body` is the whole body.
+    ///   - body: the body, when it was read whole.
+    ///   - bodyProblem: why the body was not read whole (too large, connection lost), or `nil`.
     ///   - now: for an HTTP-date `Retry-After`.
     package static func classify(
-        status: Int, reason: String = "", retryAfter: String?, body: [UInt8], bodyComplete: Bool, now: Date
+        status: Int, reason: String = "", retryAfter: String?, body: [UInt8], bodyProblem: String? = nil, now: Date
     ) -> DeliveryVerdict {
         let statusText = "HTTP \(status)" + (reason.isEmpty ? "" : " \(reason)")
         switch status {
         case 200...299, 409:
-            if !bodyComplete {
-                return .delivered(reference: nil, note: "\(statusText); the answer's body was too large to read")
+            if let bodyProblem {
+                return .delivered(reference: nil, note: "\(statusText); \(bodyProblem)")
             }
             let reference = Self.reference(in: body)
             return .delivered(

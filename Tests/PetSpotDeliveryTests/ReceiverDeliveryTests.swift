@@ -233,7 +233,7 @@ struct ReceiverDeliveryTests {
         #expect(requests.allSatisfy { $0.headers["host"] == "127.0.0.1:\(harness.receiver.port)" })
         let entry = try #require(try await harness.entries()[report.key])
         #expect(entry.state == .delivered && entry.backendReference == nil)
-        #expect(entry.lastError == "HTTP 201 Created; the answer's body was too large to read")
+        #expect(entry.lastError == "HTTP 201 Created; the answer's body was larger than 65536 bytes and was not read")
     }
 
     @Test func aWrongTokenIsRejectedAndAMissingTokenFileRetried() async throws {
