@@ -47,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Core (dependency-free)
@@ -105,6 +107,29 @@ let package = Package(
         ),
         .target(name: "PetSpotReport", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
 
+        // MARK: Kiosk: configuration, report outbox, delivery to the backend (SPEC §8)
+        .target(
+            name: "PetSpotKioskConfiguration",
+            dependencies: ["PetSpotConfiguration", .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PetSpotOutbox",
+            dependencies: ["PetSpotReport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PetSpotDelivery",
+            dependencies: [
+                "PetSpotOutbox", "PetSpotReport", "PetSpotKioskConfiguration", logging,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables (thin)
         .executableTarget(
             name: "petspot-locationd",
@@ -124,7 +149,10 @@ let package = Package(
         .executableTarget(
             name: "petspot-report",
             dependencies: [
-                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", argumentParser,
+                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", "PetSpotOutbox",
+                "PetSpotDelivery", "PetSpotKioskConfiguration", "PetSpotConfiguration", argumentParser, logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -145,7 +173,7 @@ let package = Package(
             name: "petspot-bench",
             dependencies: [
                 "PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotHotPath", "CEpoll",
-                argumentParser,
+                "PetSpotOutbox", "PetSpotDelivery", "PetSpotReport", argumentParser, logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -217,10 +245,36 @@ let package = Package(
             name: "PetSpotIntegrationTests",
             dependencies: [
                 "TestSupport", "PetSpotLocation", "PetSpotLocationClient", "PetSpotProtocol",
-                "petspot-locationd", "petspot-location", "petspot-report",
+                "petspot-locationd", "petspot-location", "petspot-report", "petspot-bench",
+                "DeliveryTestSupport", "PetSpotOutbox", "PetSpotReport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotKioskConfigurationTests",
+            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotOutboxTests",
+            dependencies: ["PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotDeliveryTests",
+            dependencies: [
+                "PetSpotDelivery", "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", logging,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // The stand-in backend (Tests/Fixtures/receiver.py), report fixtures, a fast clock.
+        .target(
+            name: "DeliveryTestSupport",
+            dependencies: ["TestSupport", "PetSpotReport", "PetSpotDelivery"],
+            path: "Tests/DeliveryTestSupport",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

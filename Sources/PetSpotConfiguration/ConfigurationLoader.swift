@@ -54,7 +54,15 @@ public enum ConfigurationLoader {
     ///     `nil` keeps them as written.
     /// - Throws: ``ConfigurationErrors`` listing every problem found.
     public static func parse(text: String, baseDirectory: String? = nil) throws(ConfigurationErrors) -> DaemonConfiguration {
-        let root: [String: TOMLNode]
+        let root = try parseDocument(text)
+        var parser = Parser(baseDirectory: baseDirectory)
+        let configuration = parser.configuration(root)
+        guard parser.errors.isEmpty else { throw ConfigurationErrors(parser.errors) }
+        return configuration
+    }
+
+    /// Parses TOML text into plain values, with syntax errors as ``ConfigurationErrors``.
+    package static func parseDocument(_ text: String) throws(ConfigurationErrors) -> [String: TOMLNode] {
         // Inputs toml++ would abort on instead of reporting (docs/ROBUSTNESS.md).
         if let unparsable = TOMLNode.unparsableInput(in: text) {
             throw ConfigurationErrors([
@@ -64,7 +72,7 @@ public enum ConfigurationLoader {
             ])
         }
         do {
-            root = try TOMLNode.parse(text)
+            return try TOMLNode.parse(text)
         } catch let error as TOMLParseError {
             throw ConfigurationErrors([
                 ConfigurationError(
@@ -74,15 +82,12 @@ public enum ConfigurationLoader {
         } catch {
             throw ConfigurationErrors([ConfigurationError(message: "TOML syntax error: \(error)")])
         }
-        var parser = Parser(baseDirectory: baseDirectory)
-        let configuration = parser.configuration(root)
-        guard parser.errors.isEmpty else { throw ConfigurationErrors(parser.errors) }
-        return configuration
     }
 
     // MARK: Files
 
-    private static func readFile(_ path: String) throws(ConfigurationError) -> String {
+    /// The text of a configuration file: bounded by ``maximumFileSize``, UTF-8.
+    package static func readFile(_ path: String) throws(ConfigurationError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ConfigurationError(message: "cannot read configuration file \(path): \(systemError())")
@@ -111,7 +116,7 @@ public enum ConfigurationLoader {
 
     private static func systemError() -> String { String(cString: strerror(errno)) }
 
-    static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }
@@ -119,13 +124,13 @@ public enum ConfigurationLoader {
         return join(cwd, path)
     }
 
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let directory = String(path[..<slash])
         return directory.isEmpty ? "/" : directory
     }
 
-    static func join(_ directory: String, _ path: String) -> String {
+    package static func join(_ directory: String, _ path: String) -> String {
         var relative = Substring(path)
         while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
         return directory.hasSuffix("/") ? directory + relative : directory + "/" + relative

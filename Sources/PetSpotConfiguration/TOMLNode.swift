@@ -2,7 +2,7 @@ import TOMLKit
 
 /// A parsed TOML value as plain Swift values (TOMLKit's tables are
 /// reference types over C++ nodes and not `Sendable`).
-enum TOMLNode: Sendable {
+package enum TOMLNode: Sendable {
     case string(String)
     case integer(Int)
     case float(Double)
@@ -15,7 +15,7 @@ enum TOMLNode: Sendable {
     /// Parses TOML text.
     ///
     /// - Throws: `TOMLParseError` on a syntax error.
-    static func parse(_ text: String) throws -> [String: TOMLNode] {
+    package static func parse(_ text: String) throws -> [String: TOMLNode] {
         let table = try TOMLTable(string: text)
         return convert(table)
     }
@@ -41,7 +41,7 @@ enum TOMLNode: Sendable {
     }
 
     /// The value's type with an article, for messages ("found an integer").
-    var typeDescription: String {
+    package var typeDescription: String {
         switch self {
         case .string: "a string"
         case .integer: "an integer"

@@ -1,31 +1,31 @@
 import PetSpotLocation
 
 /// Reads one TOML table, recording every problem and which keys were used.
-struct TableReader {
+package struct TableReader {
     /// The table's key path (`""` for the root).
-    let path: String
-    let entries: [String: TOMLNode]
+    package let path: String
+    package let entries: [String: TOMLNode]
     private var used: Set<String> = []
 
-    init(path: String, entries: [String: TOMLNode]) {
+    package init(path: String, entries: [String: TOMLNode]) {
         self.path = path
         self.entries = entries
     }
 
     /// The full key path of `key` in this table.
-    func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    package func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// Whether the table gives `key`.
-    func has(_ key: String) -> Bool { entries[key] != nil }
+    package func has(_ key: String) -> Bool { entries[key] != nil }
 
     /// The raw value of `key`, marking it known.
-    mutating func value(_ key: String) -> TOMLNode? {
+    package mutating func value(_ key: String) -> TOMLNode? {
         used.insert(key)
         return entries[key]
     }
 
     /// Records an error about `key`.
-    func fail(_ key: String, _ message: String, into errors: inout [ConfigurationError]) {
+    package func fail(_ key: String, _ message: String, into errors: inout [ConfigurationError]) {
         errors.append(ConfigurationError(key: keyPath(key), message: message))
     }
 
@@ -34,7 +34,7 @@ struct TableReader {
     }
 
     /// A string value; `nil` when absent or wrong.
-    mutating func string(_ key: String, errors: inout [ConfigurationError]) -> String? {
+    package mutating func string(_ key: String, errors: inout [ConfigurationError]) -> String? {
         guard let node = value(key) else { return nil }
         guard case .string(let text) = node else {
             wrongType(key, expected: "a string", found: node, into: &errors)
@@ -44,7 +44,7 @@ struct TableReader {
     }
 
     /// A non-empty string value.
-    mutating func nonEmptyString(_ key: String, errors: inout [ConfigurationError]) -> String? {
+    package mutating func nonEmptyString(_ key: String, errors: inout [ConfigurationError]) -> String? {
         guard let text = string(key, errors: &errors) else { return nil }
         guard !text.isEmpty else {
             fail(key, "must not be empty", into: &errors)
@@ -54,7 +54,7 @@ struct TableReader {
     }
 
     /// An integer value (floats are refused).
-    mutating func integer(_ key: String, errors: inout [ConfigurationError]) -> Int? {
+    package mutating func integer(_ key: String, errors: inout [ConfigurationError]) -> Int? {
         guard let node = value(key) else { return nil }
         guard case .integer(let number) = node else {
             wrongType(key, expected: "an integer", found: node, into: &errors)
@@ -64,7 +64,7 @@ struct TableReader {
     }
 
     /// An integer in `range`.
-    mutating func integer(_ key: String, in range: ClosedRange<Int>, errors: inout [ConfigurationError]) -> Int? {
+    package mutating func integer(_ key: String, in range: ClosedRange<Int>, errors: inout [ConfigurationError]) -> Int? {
         guard let number = integer(key, errors: &errors) else { return nil }
         guard range.contains(number) else {
             fail(key, "must be in \(range.lowerBound)...\(range.upperBound), found \(number)", into: &errors)
@@ -74,7 +74,7 @@ struct TableReader {
     }
 
     /// A number (integers are accepted where floats are expected).
-    mutating func number(_ key: String, errors: inout [ConfigurationError]) -> Double? {
+    package mutating func number(_ key: String, errors: inout [ConfigurationError]) -> Double? {
         guard let node = value(key) else { return nil }
         switch node {
         case .float(let number): return number
@@ -86,7 +86,7 @@ struct TableReader {
     }
 
     /// A finite number satisfying `isAcceptable`, else an error saying `requirement`.
-    mutating func number(
+    package mutating func number(
         _ key: String, requirement: String, errors: inout [ConfigurationError], _ isAcceptable: (Double) -> Bool
     ) -> Double? {
         guard let number = number(key, errors: &errors) else { return nil }
@@ -98,7 +98,7 @@ struct TableReader {
     }
 
     /// A duration in seconds (integer or float) in (0, `maximum`].
-    mutating func duration(_ key: String, maximum: Double, errors: inout [ConfigurationError]) -> Duration? {
+    package mutating func duration(_ key: String, maximum: Double, errors: inout [ConfigurationError]) -> Duration? {
         let seconds = number(
             key, requirement: "a number of seconds greater than 0 and at most \(Int(maximum))", errors: &errors
         ) { $0 > 0 && $0 <= maximum }
@@ -106,7 +106,7 @@ struct TableReader {
     }
 
     /// One of an enumeration's raw values.
-    mutating func choice<T: RawRepresentable & CaseIterable>(
+    package mutating func choice<T: RawRepresentable & CaseIterable>(
         _ key: String, of type: T.Type, errors: inout [ConfigurationError]
     ) -> T? where T.RawValue == String {
         guard let text = string(key, errors: &errors) else { return nil }
@@ -119,7 +119,7 @@ struct TableReader {
     }
 
     /// An array of strings.
-    mutating func strings(_ key: String, errors: inout [ConfigurationError]) -> [String]? {
+    package mutating func strings(_ key: String, errors: inout [ConfigurationError]) -> [String]? {
         guard let node = value(key) else { return nil }
         guard case .array(let items) = node else {
             wrongType(key, expected: "an array of strings", found: node, into: &errors)
@@ -141,7 +141,7 @@ struct TableReader {
     }
 
     /// A sub-table; `nil` when absent or not a table.
-    mutating func table(_ key: String, errors: inout [ConfigurationError]) -> TableReader? {
+    package mutating func table(_ key: String, errors: inout [ConfigurationError]) -> TableReader? {
         guard let node = value(key) else { return nil }
         guard case .table(let entries) = node else {
             wrongType(key, expected: "a table", found: node, into: &errors)
@@ -151,7 +151,7 @@ struct TableReader {
     }
 
     /// An array of tables (`[[key]]`); `nil` when absent or wrong.
-    mutating func tables(_ key: String, errors: inout [ConfigurationError]) -> [TableReader]? {
+    package mutating func tables(_ key: String, errors: inout [ConfigurationError]) -> [TableReader]? {
         guard let node = value(key) else { return nil }
         guard case .array(let items) = node else {
             wrongType(key, expected: "an array of tables", found: node, into: &errors)
@@ -170,7 +170,7 @@ struct TableReader {
     }
 
     /// Records every key of this table that was never asked for, in sorted order.
-    func reportUnknownKeys(errors: inout [ConfigurationError]) {
+    package func reportUnknownKeys(errors: inout [ConfigurationError]) {
         for key in entries.keys.sorted() where !used.contains(key) {
             fail(key, "unknown key", into: &errors)
         }

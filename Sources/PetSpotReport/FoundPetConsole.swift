@@ -27,8 +27,9 @@ import PetSpotLocation
 /// 15. `Caregiver phone (optional):`
 /// 16. `Address (optional):`
 ///
-/// On success it prints `Report saved: <path of the JSON file>`. When the
-/// input ends early nothing is written and ``Ended`` is thrown.
+/// On success it prints `Report saved: <receipt>` (the JSON file's path for a
+/// plain directory, the report id for the delivery queue). When the input
+/// ends early nothing is written and ``Ended`` is thrown.
 public struct FoundPetConsole: Sendable {
     /// The input ended before the report was complete.
     public struct Ended: Error, Sendable, CustomStringConvertible {
@@ -45,7 +46,7 @@ public struct FoundPetConsole: Sendable {
     private let write: @Sendable (String) -> Void
     private let gps: GPSFillAction
     private let cache: PhotoDraftCache
-    private let outbox: FoundPetOutbox
+    private let outbox: any FoundPetReportSink
     private let today: @Sendable () -> CalendarDate
 
     /// Creates the conversation.
@@ -59,7 +60,7 @@ public struct FoundPetConsole: Sendable {
     ///   - write: prints text as is (prompts have no newline).
     public init(
         service: any LocationService, request: LocationRequest = LocationRequest(), cache: PhotoDraftCache,
-        outbox: FoundPetOutbox, today: @escaping @Sendable () -> CalendarDate,
+        outbox: any FoundPetReportSink, today: @escaping @Sendable () -> CalendarDate,
         readLine: @escaping @Sendable () async -> String?, write: @escaping @Sendable (String) -> Void
     ) {
         self.gps = GPSFillAction(service: service, request: request)
@@ -71,9 +72,10 @@ public struct FoundPetConsole: Sendable {
     }
 
     /// Runs the conversation to the end.
-    /// - Returns: the JSON file written.
-    /// - Throws: ``Ended`` when the input ends early; ``FoundPetOutbox/WriteError`` when saving fails.
-    public func run() async throws -> URL {
+    /// - Returns: the receipt of the saved report (see ``FoundPetReportSink/save(_:photo:)``).
+    /// - Throws: ``Ended`` when the input ends early; the sink's error when saving fails.
+    @discardableResult
+    public func run() async throws -> String {
         var flow = FoundPetFlow()
         do {
             say("Report a found pet — step 1 of 3: \(FoundPetStep.photo.title)")
@@ -104,9 +106,9 @@ public struct FoundPetConsole: Sendable {
             throw FoundPetOutbox.WriteError("the report is incomplete: \(errors)")
         case .success(let report):
             guard let photo = flow.attachment.draft else { throw FoundPetOutbox.WriteError("the photo is missing") }
-            let file = try outbox.write(report, photo: photo)
-            say("Report saved: \(file.path)")
-            return file
+            let receipt = try await outbox.save(report, photo: photo)
+            say("Report saved: \(receipt)")
+            return receipt
         }
     }
 

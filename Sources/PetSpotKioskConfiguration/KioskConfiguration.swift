@@ -1,0 +1,109 @@
+/// The kiosk station's configuration (`config/kiosk.toml`): the web UI, the
+/// location daemon it asks, the report outbox, and delivery to the backend.
+///
+/// ```toml
+/// [kiosk]
+/// listen = "127.0.0.1:8080"     # host:port, loopback (the kiosk browser)
+/// idle_reset = 120              # seconds without input before a visit is wiped
+/// language = "en"               # en | pl
+///
+/// [location]
+/// socket = "/run/petspot/locationd.sock"
+/// gps_timeout = 10              # seconds "Use GPS" waits for a fix
+///
+/// [outbox]
+/// path = "/var/lib/petspot-kiosk/outbox"
+///
+/// [delivery]                    # optional: without it reports stay queued
+/// endpoint = "https://api.petspot.example/v1"
+/// token_file = "/etc/petspot/backend.token"
+/// timeout = 60                  # seconds per request
+/// retention = "7d"              # delivered reports' photo and personal data
+/// max_in_flight = 1
+/// retry_initial = 2             # seconds: first retry delay
+/// retry_max = 300               # seconds: cap of the exponential backoff
+/// ```
+///
+/// Durations are seconds (integer or float) or a string with a unit:
+/// `"90s"`, `"15m"`, `"12h"`, `"7d"`.
+public struct KioskConfiguration: Sendable, Hashable {
+    public var kiosk = KioskSettings()
+    public var location = KioskLocationSettings()
+    public var outbox = OutboxSettings()
+    /// `nil` when the file has no `[delivery]` table: nothing is sent.
+    public var delivery: DeliverySettings?
+
+    public init(
+        kiosk: KioskSettings = KioskSettings(), location: KioskLocationSettings = KioskLocationSettings(),
+        outbox: OutboxSettings = OutboxSettings(), delivery: DeliverySettings? = nil
+    ) {
+        self.kiosk = kiosk
+        self.location = location
+        self.outbox = outbox
+        self.delivery = delivery
+    }
+}
+
+/// `[kiosk]`: the web UI.
+public struct KioskSettings: Sendable, Hashable {
+    /// The UI's languages.
+    public enum Language: String, Sendable, Hashable, CaseIterable {
+        case en, pl
+    }
+
+    /// `listen`: host (or `[v6]`) and port; default `127.0.0.1:8080`.
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// `idle_reset`: default 120 s.
+    public var idleReset: Duration = .seconds(120)
+    /// `language`: default `en`.
+    public var language: Language = .en
+
+    public init() {}
+}
+
+/// `[location]`: the location daemon.
+public struct KioskLocationSettings: Sendable, Hashable {
+    /// `socket`: default `/run/petspot/locationd.sock`.
+    public var socket = "/run/petspot/locationd.sock"
+    /// `gps_timeout`: default 10 s (1-300).
+    public var gpsTimeout: Duration = .seconds(10)
+
+    public init() {}
+}
+
+/// `[outbox]`: where submitted reports wait for delivery.
+public struct OutboxSettings: Sendable, Hashable {
+    /// `path`: a directory holding `outbox.sqlite` and `photos/`; default
+    /// `/var/lib/petspot-kiosk/outbox`. JSON + photo pairs found directly in it
+    /// (the format `petspot-report found --outbox` writes) are imported once.
+    public var path = "/var/lib/petspot-kiosk/outbox"
+
+    public init() {}
+}
+
+/// `[delivery]`: the PetSpot backend (SPEC §8).
+public struct DeliverySettings: Sendable, Hashable {
+    /// `endpoint` (required): the API's base URL; reports go to
+    /// `{endpoint}/announcements`. `https://`, or `http://` for a loopback host.
+    public var endpoint: String
+    /// `token_file` (required): a file holding the bearer token (never the
+    /// token itself in this file).
+    public var tokenFile: String
+    /// `timeout`: one request, connection to answer; default 60 s.
+    public var timeout: Duration = .seconds(60)
+    /// `retention`: how long a delivered report's photo and personal data
+    /// stay on the station; default 7 days.
+    public var retention: Duration = .seconds(7 * 86_400)
+    /// `max_in_flight`: reports sent at once; default 1.
+    public var maxInFlight = 1
+    /// `retry_initial`: the first retry's delay; default 2 s.
+    public var retryInitial: Duration = .seconds(2)
+    /// `retry_max`: the backoff's cap; default 300 s.
+    public var retryMax: Duration = .seconds(300)
+
+    public init(endpoint: String, tokenFile: String) {
+        self.endpoint = endpoint
+        self.tokenFile = tokenFile
+    }
+}

@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import GRDB
+import PetSpotReport
+
+extension Outbox {
+    /// Why opening the database failed.
+    enum OpenFailure: Error {
+        /// The file is not a readable SQLite database (or fails its check).
+        case corrupt(String)
+        case other(OutboxError)
+
+        var outboxError: OutboxError {
+            switch self {
+            case .corrupt(let reason): .database("corrupt: \(reason)")
+            case .other(let error): error
+            }
+        }
+    }
+
+    /// The schema, by numbered migrations.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: report") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE report (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        id TEXT NOT NULL UNIQUE,
+                        createdAt DOUBLE NOT NULL,
+                        enqueuedAt DOUBLE NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('pending', 'delivering', 'delivered', 'rejected')),
+                        announcement BLOB,
+                        stationOnly BLOB,
+                        photoFile TEXT,
+                        photoMimeType TEXT NOT NULL,
+                        photoBytes INTEGER NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        nextAttemptAt DOUBLE,
+                        lastAttemptAt DOUBLE,
+                        lastStatus INTEGER,
+                        lastError TEXT,
+                        deliveredAt DOUBLE,
+                        rejectedAt DOUBLE,
+                        backendReference TEXT,
+                        purgedAt DOUBLE
+                    );
+                    CREATE INDEX report_due ON report (state, nextAttemptAt);
+                    CREATE INDEX report_order ON report (state, createdAt, seq);
+                    """)
+        }
+        return migrator
+    }
+
+    static func openDatabase(path: String, options: Options) throws(OpenFailure) -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(options.busyTimeout)
+        configuration.label = "PetSpotOutbox"
+        configuration.prepareDatabase { db in
+            // Every commit reaches the disk before it returns (WAL + FULL).
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw classify(error)
+        }
+        do {
+            let check = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            guard check == ["ok"] else {
+                try? queue.close()
+                throw OpenFailure.corrupt("quick_check: \(check.prefix(3).joined(separator: "; "))")
+            }
+            try migrator.migrate(queue)
+            let mode = try queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+            guard mode?.lowercased() == "wal" else {
+                throw OpenFailure.other(.database("journal_mode is \(mode ?? "unknown"), not wal"))
+            }
+        } catch let failure as OpenFailure {
+            try? queue.close()
+            throw failure
+        } catch {
+            try? queue.close()
+            throw classify(error)
+        }
+        return queue
+    }
+
+    private static func classify(_ error: any Error) -> OpenFailure {
+        if let database = error as? DatabaseError,
+            [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(database.resultCode)
+        {
+            return .corrupt(database.message ?? "\(database.resultCode)")
+        }
+        return .other(OutboxError(error))
+    }
+
+    /// Renames the database (and its -wal / -shm files) and the photos
+    /// directory to `….corrupt-<UTC time>`, and creates an empty photos directory.
+    static func moveAside(directory: String) throws(OutboxError) -> (database: String, photos: String?) {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        var stamp = formatter.string(from: Date())
+        var suffix = 1
+        while DurableFiles.exists("\(directory)/\(databaseFileName).corrupt-\(stamp)") {
+            suffix += 1
+            stamp = formatter.string(from: Date()) + "-\(suffix)"
+        }
+        let database = "\(databaseFileName).corrupt-\(stamp)"
+        for extra in ["-wal", "-shm"] where DurableFiles.exists("\(directory)/\(databaseFileName)\(extra)") {
+            guard rename("\(directory)/\(databaseFileName)\(extra)", "\(directory)/\(database)\(extra)") == 0 else {
+                throw DurableFiles.failure("cannot move \(databaseFileName)\(extra) aside")
+            }
+        }
+        guard rename("\(directory)/\(databaseFileName)", "\(directory)/\(database)") == 0 else {
+            throw DurableFiles.failure("cannot move the corrupt \(databaseFileName) aside")
+        }
+        var photos: String?
+        if ((try? DurableFiles.entries(of: "\(directory)/photos")) ?? []).isEmpty == false {
+            let name = "photos.corrupt-\(stamp)"
+            guard rename("\(directory)/photos", "\(directory)/\(name)") == 0 else {
+                throw DurableFiles.failure("cannot move the photos aside")
+            }
+            photos = name
+            try DurableFiles.makeDirectory("\(directory)/photos")
+        }
+        try DurableFiles.syncDirectory(directory)
+        return (database, photos)
+    }
+
+    /// The corrupt databases moved aside so far (file names, oldest first).
+    func corruptDatabases() -> [String] {
+        ((try? DurableFiles.entries(of: directory)) ?? []).filter {
+            $0.hasPrefix("\(Self.databaseFileName).corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+        }
+    }
+
+    // MARK: Crash leftovers
+
+    /// Deletes photo files that no row names, and temporary files: what a
+    /// crash between writing a photo and committing its row leaves. Runs in
+    /// a write transaction, so no enqueue is between those two steps.
+    /// - Returns: how many files were deleted.
+    func removeOrphanPhotos() throws(OutboxError) -> Int {
+        let photos = photosDirectory
+        return try writeSynchronously { db throws(OutboxError) in
+            let owned: Set<String>
+            do {
+                owned = Set(try String.fetchAll(db, sql: "SELECT photoFile FROM report WHERE photoFile IS NOT NULL"))
+            } catch {
+                throw OutboxError(error)
+            }
+            var removed = 0
+            for name in try DurableFiles.entries(of: photos) where !owned.contains(name) {
+                if unlink("\(photos)/\(name)") == 0 { removed += 1 }
+            }
+            if removed > 0 { try DurableFiles.syncDirectory(photos) }
+            return removed
+        }
+    }
+
+    // MARK: Import
+
+    /// Queues every `<id>.json` + photo pair lying directly in the directory
+    /// (``FoundPetOutbox``'s format), then deletes the pair. A pair already
+    /// queued (a crash after its commit) is only deleted.
+    func importLegacyFiles() throws(OutboxError) -> [OpeningNote] {
+        var notes: [OpeningNote] = []
+        var imported = 0
+        for name in try DurableFiles.entries(of: directory) where name.hasSuffix(".json") {
+            let path = "\(directory)/\(name)"
+            guard DurableFiles.isRegularFile(path) else { continue }
+            let report: FoundPetReport
+            do {
+                report = try FoundPetReport.decode(Data(try DurableFiles.readSmallFile(path, limit: 1 << 20)))
+            } catch {
+                notes.append(.importFailed(file: name, reason: "not a found-pet report: \(error)"))
+                continue
+            }
+            let photo = "\(directory)/\(report.photo.file)"
+            guard !report.photo.file.contains("/"), DurableFiles.isRegularFile(photo) else {
+                notes.append(.importFailed(file: name, reason: "its photo \(report.photo.file) is missing"))
+                continue
+            }
+            do {
+                let createdAt = report.createdAt
+                try enqueueSynchronously(report: report, photoFile: photo, enqueuedAt: max(createdAt, Date()))
+                imported += 1
+            } catch {
+                notes.append(.importFailed(file: name, reason: error.description))
+                continue
+            }
+            // Queued and durable: the pair may go (JSON first, so a crash leaves no report twice).
+            unlink(path)
+            unlink(photo)
+            try? DurableFiles.syncDirectory(directory)
+        }
+        if imported > 0 { notes.insert(.imported(count: imported), at: 0) }
+        return notes
+    }
+}
