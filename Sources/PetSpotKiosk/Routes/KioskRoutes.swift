@@ -29,7 +29,19 @@ struct KioskRoutes: Sendable {
         router.post("/start") { _, context in await start(context) }
         router.post("/language") { _, context in await language(context) }
         router.get("/report/photo") { _, context in await photoPage(context) }
-        router.post("/report/photo") { _, context in await uploadPhoto(context) }
+        router.post("/report/photo") { request, context in
+            let answer = await uploadPhoto(context)
+            // The enhancement script uploads with XMLHttpRequest, which would follow the redirect
+            // itself (and take the page's one-time notice): tell it where to go instead.
+            guard (request.headers[.accept] ?? "").contains("application/json"), let next = answer.headers[.location] else {
+                return answer
+            }
+            var response = Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: "{\"next\":\"\(next)\"}")))
+            if let cookie = answer.headers[.setCookie] { response.headers[.setCookie] = cookie }
+            return response
+        }
         router.post("/report/photo/remove") { _, context in await removePhoto(context) }
         router.post("/report/photo/continue") { _, context in await photoContinue(context) }
         router.get("/report/photo/preview") { _, context in await photoPreview(context) }

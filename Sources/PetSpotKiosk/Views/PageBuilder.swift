@@ -205,7 +205,7 @@ public struct PageBuilder: Sendable {
     public func stillThere(_ visit: Visit, remaining: Duration) -> PageView {
         var page = frame(visit, title: \.stillThereTitle, path: "/still-there", remaining: nil)
         let seconds = max(1, Int(remaining.components.seconds))
-        page.stillThere = StillThereView(message: page.t.stillThereFormat.filling(seconds), resetAfter: seconds + 1)
+        page.stillThere = StillThereView(message: page.t.stillThereFormat.filling(seconds), resetAfter: seconds + 2)
         return page
     }
 

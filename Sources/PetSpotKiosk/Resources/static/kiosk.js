@@ -52,7 +52,9 @@
     setInterval(function () {
       var now = Date.now();
       var left = Math.ceil((serverTouched + resetAfter * 1000 - now) / 1000);
-      if (left <= 0) { location.replace("/"); return; }
+      // A moment after the server's reset, so "/" finds the visit gone (not a live one to return to).
+      if (now > serverTouched + resetAfter * 1000 + 1500) { location.replace("/"); return; }
+      if (left <= 0) { message.textContent = message.getAttribute("data-format").replace("{n}", "0"); return; }
       if (left <= window_) {
         if (localActivity > serverTouched) { ping(); return; }
         message.textContent = message.getAttribute("data-format").replace("{n}", String(left));
@@ -172,10 +174,15 @@
       problem.hidden = true;
       var request = new XMLHttpRequest();
       request.open("POST", photoForm.action);
+      request.setRequestHeader("Accept", "application/json");
       request.upload.addEventListener("progress", function (event) {
         if (event.lengthComputable) { bar.value = Math.round(100 * event.loaded / event.total); }
       });
-      request.addEventListener("load", function () { location.href = request.responseURL || "/report/photo"; });
+      request.addEventListener("load", function () {
+        var next = "/report/photo";
+        try { next = JSON.parse(request.responseText).next || next; } catch (ignored) { /* a page: reload the step */ }
+        location.href = next;
+      });
       request.addEventListener("error", function () { photoForm.submit(); });
       request.send(new FormData(photoForm));
     });
