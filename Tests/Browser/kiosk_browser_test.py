@@ -204,8 +204,7 @@ class Kiosk:
         shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
             "format": "png", "captureBeyondViewport": True,
             "clip": {"x": 0, "y": 0, "width": width, "height": max(height, full), "scale": 1}})
-        orientation = "portrait" if width < height else "landscape"
-        with open(os.path.join(directory, "%s-%s.png" % (orientation, name)), "wb") as f:
+        with open(path, "wb") as f:
             f.write(base64.b64decode(shot["data"]))
 
     def touch_targets_too_small(self):
