@@ -38,6 +38,7 @@ let package = Package(
         .executable(name: "petspot-location", targets: ["petspot-location"]),
         .executable(name: "petspot-report", targets: ["petspot-report"]),
         .executable(name: "petspot-bench", targets: ["petspot-bench"]),
+        .executable(name: "petspot-kiosk", targets: ["petspot-kiosk"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -49,6 +50,10 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // The kiosk's web UI. Hummingbird without its swift-configuration trait (we read TOML ourselves).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // MARK: Core (dependency-free)
@@ -130,7 +135,32 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The kiosk station's web app (SPEC §7 "The kiosk station"): routes, visits, pages.
+        .target(
+            name: "PetSpotKiosk",
+            dependencies: [
+                "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", logging,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables (thin)
+        .executableTarget(
+            name: "petspot-kiosk",
+            dependencies: [
+                "PetSpotKiosk", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox",
+                "PetSpotLocationClient", "PetSpotReport", argumentParser, logging,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "petspot-locationd",
             dependencies: [
@@ -265,6 +295,15 @@ let package = Package(
             dependencies: [
                 "PetSpotDelivery", "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotKioskTests",
+            dependencies: [
+                "PetSpotKiosk", "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

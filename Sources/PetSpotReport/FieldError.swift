@@ -26,7 +26,15 @@ public enum FieldMessages {
     /// The limit on the reward text.
     public static let maximumRewardLength = 200
 
-    // From SPEC §7, verbatim.
+    // From SPEC §7 and seed 004 (the found-pet flow), verbatim.
+    public static let photoRequired = "Photo is mandatory"
+    public static let latitudeRequired = "Fill in latitude"
+    public static let longitudeRequired = "Fill in longitude"
+    public static let phoneRequired = "Enter at least 7 digits"
+    public static let phoneInvalid = "Enter at least 7 digits"
+    public static let caregiverPhoneInvalid = "Enter at least 7 digits"
+    public static let emailRequired = "Enter a valid email address"
+    public static let emailInvalid = "Enter a valid email address"
     public static let speciesRequired = "Please select a species"
     public static let raceRequired = "Please enter the animal's breed/race"
     public static let genderRequired = "Please select a gender"
@@ -41,18 +49,11 @@ public enum FieldMessages {
     public static let speciesUnknown = "Please select a species: \(Species.choices)"
     public static let genderUnknown = "Please select a gender: \(Gender.choices)"
     public static let ageWholeNumber = "Age must be a whole number"
-    public static let latitudeRequired = "Please enter the latitude"
     public static let latitudeNotNumber = "Latitude must be a number"
-    public static let longitudeRequired = "Please enter the longitude"
     public static let longitudeNotNumber = "Longitude must be a number"
     public static let descriptionTooLong = "Description must be at most \(maximumTextLength) characters"
-    public static let photoRequired = "Please add a photo"
     public static let petNameTooLong = "Pet name must be at most \(maximumPetNameLength) characters"
-    public static let phoneRequired = "Please enter a phone number"
-    public static let phoneInvalid = "Phone number must have 7 to 11 digits"
-    public static let emailRequired = "Please enter an email address"
-    public static let emailInvalid = "Please enter a valid email address"
+    public static let phoneTooLong = "Enter at most 11 digits"
     public static let rewardTooLong = "Reward must be at most \(maximumRewardLength) characters"
-    public static let caregiverPhoneInvalid = "Caregiver phone number must have 7 to 11 digits"
     public static let addressTooLong = "Address must be at most \(maximumTextLength) characters"
 }

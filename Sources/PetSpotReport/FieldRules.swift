@@ -135,16 +135,25 @@ public enum FieldRules {
         return phoneDigits.contains(digits.count) ? digits : nil
     }
 
-    /// Phone: required, 7 to 11 digits.
+    /// Phone: required, 7 to 11 digits ("Enter at least 7 digits"; more than
+    /// 11 well-formed digits: "Enter at most 11 digits").
     public static func phone(_ text: String) -> FieldError? {
         if text.trimmingWhitespace().isEmpty { return FieldError(.phone, FieldMessages.phoneRequired) }
-        return phoneDigits(text) == nil ? FieldError(.phone, FieldMessages.phoneInvalid) : nil
+        return phoneProblem(text).map { FieldError(.phone, $0) }
     }
 
-    /// Caregiver phone: optional; when given, 7 to 11 digits.
+    /// Caregiver phone: optional; when given, the same rule as ``phone(_:)``.
     public static func caregiverPhone(_ text: String) -> FieldError? {
         if text.trimmingWhitespace().isEmpty { return nil }
-        return phoneDigits(text) == nil ? FieldError(.caregiverPhone, FieldMessages.caregiverPhoneInvalid) : nil
+        return phoneProblem(text, invalid: FieldMessages.caregiverPhoneInvalid).map { FieldError(.caregiverPhone, $0) }
+    }
+
+    private static func phoneProblem(_ text: String, invalid: String = FieldMessages.phoneInvalid) -> String? {
+        guard phoneDigits(text) == nil else { return nil }
+        var body = Substring(text.trimmingWhitespace())
+        if body.first == "+" { body = body.dropFirst() }
+        let wellFormed = body.allSatisfy { $0.isASCIIDigit || " -.()".contains($0) }
+        return wellFormed && body.filter(\.isASCIIDigit).count > phoneDigits.upperBound ? FieldMessages.phoneTooLong : invalid
     }
 
     /// Email: required and well formed: one `@`, a non-empty local part of

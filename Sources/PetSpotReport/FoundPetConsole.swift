@@ -192,7 +192,7 @@ public struct FoundPetConsole: Sendable {
         let outcome = await gps.perform()
         form.apply(outcome)
         switch outcome {
-        case .filled(let latitude, let longitude, _, let accuracy):
+        case .filled(let latitude, let longitude, _, let accuracy, _):
             say("Location: \(latitude), \(longitude)\(accuracy == .reduced ? " (approximate)" : "")")
             return true
         case .permissionAlert(let alert):

@@ -54,7 +54,7 @@ public struct GPSFillAction: Sendable {
             case .authorized:
                 break
             case .denied, .restricted:
-                return .permissionAlert(PermissionAlert(status: state.status, client: state.client))
+                return .permissionAlert(PermissionAlert(status: state.status, client: state.client, decidedBy: state.decidedBy))
             case .notDetermined:
                 return .failed(GPSFailure(.notDetermined))
             }
@@ -76,7 +76,7 @@ public struct GPSFillAction: Sendable {
         return .filled(
             latitude: format(coordinate.latitude, decimals: decimals),
             longitude: format(coordinate.longitude, decimals: decimals),
-            coordinate: coordinate, accuracy: fix.accuracy)
+            coordinate: coordinate, accuracy: fix.accuracy, horizontalAccuracy: fix.horizontalAccuracy)
     }
 
     /// `value` with exactly `decimals` decimals and `.` as the separator, never `-0.000000`.
@@ -93,7 +93,7 @@ public struct GPSFillAction: Sendable {
 extension DescriptionForm {
     /// Puts a filled outcome's texts into latitude and longitude; any other outcome changes nothing.
     public mutating func apply(_ outcome: GPSFillOutcome) {
-        guard case .filled(let latitude, let longitude, _, _) = outcome else { return }
+        guard case .filled(let latitude, let longitude, _, _, _) = outcome else { return }
         latitudeText = latitude
         longitudeText = longitude
     }

@@ -2,8 +2,11 @@ import PetSpotLocation
 
 /// What the "Use GPS" action ended with, for the UI to show.
 public enum GPSFillOutcome: Sendable, Hashable {
-    /// Both fields were filled: the texts to put in them and the fix's coordinate.
-    case filled(latitude: String, longitude: String, coordinate: Coordinate, accuracy: AccuracyAuthorization)
+    /// Both fields were filled: the texts to put in them, the fix's coordinate,
+    /// the accuracy granted and the fix's horizontal accuracy in metres (when known).
+    case filled(
+        latitude: String, longitude: String, coordinate: Coordinate, accuracy: AccuracyAuthorization,
+        horizontalAccuracy: Double?)
     /// Permission is denied or restricted: show ``PermissionAlert`` (Cancel, and a way to the settings).
     case permissionAlert(PermissionAlert)
     /// No position: show ``GPSFailure/message``; the fields stay as they were.
@@ -38,10 +41,19 @@ public struct PermissionAlert: Sendable, Hashable {
     /// Who can allow location for this station, and where.
     public var whomToAsk: String
 
+    /// What decided the status, when the daemon said (a rule, a remembered decision, the default).
+    public var decidedBy: DecisionOrigin?
+
+    /// The command an administrator runs to forget a remembered decision for `user`.
+    public static func resetCommand(user: String) -> String {
+        "sudo petspot-location authorization reset --user \(user)"
+    }
+
     /// Builds the alert for `status` (`denied` or `restricted`) and the daemon's view of the client.
-    public init(status: AuthorizationStatus, client: ClientIdentity?) {
+    public init(status: AuthorizationStatus, client: ClientIdentity?, decidedBy: DecisionOrigin? = nil) {
         self.status = status
         self.client = client
+        self.decidedBy = decidedBy
         self.cancelTitle = "Cancel"
         self.settingsTitle = "Settings"
         switch status {
@@ -62,10 +74,11 @@ public struct PermissionAlert: Sendable, Hashable {
         } else {
             who += "this program"
         }
-        if status == .restricted {
-            who += " with a [[policy.rules]] entry in /etc/petspot/locationd.toml."
+        if status == .restricted || decidedBy == .rule || decidedBy == .default {
+            who += " with a [[policy.rules]] entry in /etc/petspot/locationd.toml, then: sudo systemctl reload petspot-locationd."
         } else {
-            who += " (petspot-location authorization reset, then allow it when asked)."
+            let user = client?.user ?? client.map { "\($0.uid)" } ?? "USER"
+            who += ". The administrator runs: \(Self.resetCommand(user: user)), then allows it when asked."
         }
         whomToAsk = who
     }

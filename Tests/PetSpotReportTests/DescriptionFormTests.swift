@@ -71,7 +71,7 @@ struct DescriptionFormTests {
         details.description.species = .rabbit
         details.description.gender = .female
         #expect(details.validate(today: Self.today).map(\.message) == [
-            "Please enter the latitude", "Please enter the longitude",
+            "Fill in latitude", "Fill in longitude",
         ])
         details.description.latitudeText = "52.1"
         details.description.longitudeText = "21,2"

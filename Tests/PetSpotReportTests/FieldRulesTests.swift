@@ -59,7 +59,7 @@ struct FieldRulesTests {
         ("-91", false, .failure(FieldError(.latitude, latRange))),
         ("north", false, .failure(FieldError(.latitude, "Latitude must be a number"))),
         ("", false, .success(nil)),
-        ("", true, .failure(FieldError(.latitude, "Please enter the latitude"))),
+        ("", true, .failure(FieldError(.latitude, "Fill in latitude"))),
     ])
     func latitude(input: String, required: Bool, expected: Result<Double?, FieldError>) {
         #expect(FieldRules.latitude(input, required: required) == expected)
@@ -73,7 +73,7 @@ struct FieldRulesTests {
         ("-180.0001", false, .failure(FieldError(.longitude, lonRange))),
         ("east", false, .failure(FieldError(.longitude, "Longitude must be a number"))),
         ("", false, .success(nil)),
-        ("", true, .failure(FieldError(.longitude, "Please enter the longitude"))),
+        ("", true, .failure(FieldError(.longitude, "Fill in longitude"))),
     ])
     func longitude(input: String, required: Bool, expected: Result<Double?, FieldError>) {
         #expect(FieldRules.longitude(input, required: required) == expected)
@@ -137,10 +137,10 @@ struct FieldRulesTests {
         ("12345678901", nil),
         ("+48 600-123-456", nil),
         ("(22) 123 4567", nil),
-        ("123456", "Phone number must have 7 to 11 digits"),
-        ("123456789012", "Phone number must have 7 to 11 digits"),
-        ("600abc123", "Phone number must have 7 to 11 digits"),
-        ("", "Please enter a phone number"),
+        ("123456", "Enter at least 7 digits"),
+        ("123456789012", "Enter at most 11 digits"),
+        ("600abc123", "Enter at least 7 digits"),
+        ("", "Enter at least 7 digits"),
     ])
     func phone(input: String, message: String?) {
         #expect(FieldRules.phone(input)?.message == message)
@@ -150,9 +150,9 @@ struct FieldRulesTests {
         ("", nil as String?),
         ("1234567", nil),
         ("12345678901", nil),
-        ("123456", "Caregiver phone number must have 7 to 11 digits"),
-        ("123456789012", "Caregiver phone number must have 7 to 11 digits"),
-        ("x", "Caregiver phone number must have 7 to 11 digits"),
+        ("123456", "Enter at least 7 digits"),
+        ("123456789012", "Enter at most 11 digits"),
+        ("x", "Enter at least 7 digits"),
     ])
     func caregiverPhone(input: String, message: String?) {
         #expect(FieldRules.caregiverPhone(input)?.message == message)
@@ -162,16 +162,16 @@ struct FieldRulesTests {
         ("anna@example.com", nil as String?),
         ("a.b+tag@mail.example.pl", nil),
         (" anna@example.com ", nil),
-        ("", "Please enter an email address"),
-        ("anna", "Please enter a valid email address"),
-        ("anna@", "Please enter a valid email address"),
-        ("@example.com", "Please enter a valid email address"),
-        ("anna@example", "Please enter a valid email address"),
-        ("anna@@example.com", "Please enter a valid email address"),
-        ("an na@example.com", "Please enter a valid email address"),
-        ("anna@-example.com", "Please enter a valid email address"),
-        ("anna@example.c", "Please enter a valid email address"),
-        ("anna..b@example.com", "Please enter a valid email address"),
+        ("", "Enter a valid email address"),
+        ("anna", "Enter a valid email address"),
+        ("anna@", "Enter a valid email address"),
+        ("@example.com", "Enter a valid email address"),
+        ("anna@example", "Enter a valid email address"),
+        ("anna@@example.com", "Enter a valid email address"),
+        ("an na@example.com", "Enter a valid email address"),
+        ("anna@-example.com", "Enter a valid email address"),
+        ("anna@example.c", "Enter a valid email address"),
+        ("anna..b@example.com", "Enter a valid email address"),
     ])
     func email(input: String, message: String?) {
         #expect(FieldRules.email(input)?.message == message)

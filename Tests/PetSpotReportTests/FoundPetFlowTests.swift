@@ -11,7 +11,7 @@ struct FoundPetFlowTests {
         defer { try? FileManager.default.removeItem(at: root) }
         var flow = FoundPetFlow()
         #expect(flow.step == .photo)
-        #expect(flow.continue(today: Self.today).map(\.message) == ["Please add a photo"])
+        #expect(flow.continue(today: Self.today).map(\.message) == ["Photo is mandatory"])
         #expect(flow.step == .photo)
 
         let cache = PhotoDraftCache(environment: ["XDG_CACHE_HOME": root.path])
@@ -23,7 +23,7 @@ struct FoundPetFlowTests {
         #expect(
             flow.continue(today: Self.today).map(\.message) == [
                 "Please select a date", "Please select a species", "Please select a gender",
-                "Please enter the latitude", "Please enter the longitude",
+                "Fill in latitude", "Fill in longitude",
             ])
         flow.details.description.date = Self.today
         flow.details.description.species = .cat
@@ -73,8 +73,8 @@ struct FoundPetFlowTests {
             Issue.record("expected errors")
             return
         }
-        #expect(errors.errors.first?.message == "Please add a photo")
-        #expect(errors.message(for: .phone) == "Please enter a phone number")
+        #expect(errors.errors.first?.message == "Photo is mandatory")
+        #expect(errors.message(for: .phone) == "Enter at least 7 digits")
     }
 
     @Test func outboxWritesPhotoAndJSON() throws {

@@ -43,7 +43,8 @@ struct GPSFillActionTests {
             outcome
                 == .filled(
                     latitude: "52.229700", longitude: "21.012200",
-                    coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122), accuracy: .full))
+                    coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122), accuracy: .full,
+                    horizontalAccuracy: Self.warsaw.makeFix().horizontalAccuracy))
         var form = DescriptionForm(latitudeText: "1", longitudeText: "2")
         form.apply(outcome)
         #expect(form.latitudeText == "52.229700" && form.longitudeText == "21.012200")
@@ -52,7 +53,7 @@ struct GPSFillActionTests {
 
     @Test func authorizedReducedIsMarked() async {
         let outcome = await GPSFillAction(service: await mock(.authorized, accuracy: .reduced)).perform()
-        guard case .filled(_, _, _, let accuracy) = outcome else {
+        guard case .filled(_, _, _, let accuracy, _) = outcome else {
             Issue.record("expected filled, got \(outcome)")
             return
         }
@@ -111,6 +112,20 @@ struct GPSFillActionTests {
         #expect(alert.whomToAsk.contains("user kiosk"))
         #expect(alert.whomToAsk.contains("uid 1001"))
         #expect(alert.whomToAsk.contains("petspot-kiosk.service"))
+        #expect(alert.whomToAsk.contains("[[policy.rules]]"))
+    }
+
+    @Test func aRememberedDenialNamesTheResetCommand() async {
+        let client = ClientIdentity(uid: 1001, gid: 1001, pid: 42, user: "petspot-kiosk")
+        let service = StubService(
+            state: .success(AuthorizationState(status: .denied, decidedBy: .decision, client: client)),
+            fix: .failure(.denied))
+        guard case .permissionAlert(let alert) = await GPSFillAction(service: service).perform() else {
+            Issue.record("expected an alert")
+            return
+        }
+        #expect(alert.decidedBy == .decision)
+        #expect(alert.whomToAsk.contains("sudo petspot-location authorization reset --user petspot-kiosk"))
     }
 
     @Test func locationUnknownLeavesFieldsUnchanged() async {

@@ -1,0 +1,19 @@
+import Hummingbird
+
+/// The request context of the kiosk's routes: Hummingbird's core storage plus
+/// the visit the request belongs to and the form it posted.
+public struct KioskRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The visitor's visit, as it was when the request arrived (set by ``VisitMiddleware``).
+    public var visit: Visit?
+    /// Whether ``visit`` was opened by this request (its cookie must be set).
+    public var openedVisit = false
+    /// The posted form, read and checked by ``FormMiddleware`` (POST only).
+    public var form: SubmittedForm?
+    /// The upload was larger than ``KioskLimits/uploadBytes`` (its body was thrown away).
+    public var uploadTooLarge = false
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+}

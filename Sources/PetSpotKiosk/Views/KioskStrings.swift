@@ -1,0 +1,169 @@
+import Foundation
+import PetSpotKioskConfiguration
+
+/// Every text the kiosk shows, in one language. Templates read these by
+/// name (`{{t.continueButton}}`); English is the default value of each
+/// property and ``polish`` overrides them all.
+///
+/// Texts that the seeds give (seed 004's copy, the form's messages) are kept
+/// word for word in English.
+public struct KioskStrings: Sendable {
+    public var language = "en"
+    public var languageName = "English"
+
+    // MARK: Frame
+    public var appTitle = "PetSpot: report a found pet"
+    public var stepFormat = "Step {n} of 3"
+    public var continueButton = "Continue"
+    public var backButton = "Back"
+    public var cancelReport = "Cancel report"
+    public var toastErrors = "Please correct the fields marked below"
+    public var languageLabel = "Language"
+    public var requiredMark = "required"
+
+    // MARK: Welcome
+    public var welcomeTitle = "Found a pet?"
+    public var welcomeBody =
+        "Report it here in three short steps: a photo, what you know about the animal, and how the owner can reach you."
+    public var startButton = "Report a found pet"
+    public var privacyFormat =
+        "This is a shared screen. Everything you enter is deleted when you submit or cancel, or after {n} seconds without activity."
+
+    // MARK: Step 1: photo (seed 004)
+    public var photoTitle = "Upload photo"
+    public var photoBody = "Upload a clear photo of the pet you found. This helps the owner recognize them quickly."
+    public var photoPick = "Tap to upload a photo"
+    public var photoHint = "JPG, PNG, HEIC, GIF or WEBP up to 10 MB"
+    public var uploadButton = "Upload photo"
+    public var uploading = "Uploading…"
+    public var photoAdded = "Photo added"
+    public var photoFileName = "File name"
+    public var photoSize = "Size"
+    public var photoDimensions = "Dimensions"
+    public var removeButton = "Remove"
+    public var photoTooLargeFormat = "The photo is too large (at most {n} MB)"
+    public var photoUnsupported = "Please choose a JPG, PNG, HEIC, GIF or WEBP photo"
+    public var photoEmpty = "The photo file is empty"
+    public var photoSaveFailed = "The photo could not be saved. Please try again."
+    public var photoPreviewAlt = "The photo you added"
+
+    // MARK: Step 2: pet details (seeds 003, 004)
+    public var detailsTitle = "Pet details"
+    public var detailsBody = "Tell us what you know about the animal you found."
+    public var dateLabel = "Date found"
+    public var speciesLabel = "Animal species"
+    public var speciesPlaceholder = "Select an option"
+    public var speciesDog = "Dog"
+    public var speciesCat = "Cat"
+    public var speciesBird = "Bird"
+    public var speciesRabbit = "Rabbit"
+    public var speciesRodent = "Rodent"
+    public var speciesReptile = "Reptile"
+    public var speciesOther = "Other"
+    public var raceLabel = "Animal race (optional)"
+    public var racePlaceholder = "e.g., Golden Retriever"
+    public var genderLabel = "Gender"
+    public var genderMale = "Male"
+    public var genderFemale = "Female"
+    public var ageLabel = "Animal age (optional)"
+    public var chipLabel = "Collar data (optional)"
+    public var chipPlaceholder = "00000-00000-00000"
+    public var petNameLabel = "Pet name (optional)"
+    public var locationLegend = "Found location"
+    public var gpsButton = "Use this station's location"
+    public var gpsLocating = "Locating…"
+    public var latitudeLabel = "Latitude"
+    public var latitudePlaceholder = "e.g., 52.2297"
+    public var longitudeLabel = "Longitude"
+    public var longitudePlaceholder = "e.g., 21.0122"
+    public var gpsSuccess = "GPS capture successful"
+    public var gpsAccuracyFormat = "accuracy ±{n} m"
+    public var gpsApproximate = "approximate"
+    public var descriptionLabel = "Additional description (optional)"
+    public var descriptionPlaceholder = "Any details that could help identify the pet..."
+
+    // MARK: GPS failures
+    public var gpsUnknown = "Your location could not be determined. Try again, or enter the coordinates by hand."
+    public var gpsSourceUnavailable = "The GPS receiver is not available right now. Enter the coordinates by hand."
+    public var gpsUnreachable = "The location service is not running. Enter the coordinates by hand."
+    public var gpsPromptUnavailable =
+        "Nobody answered the location permission request. Try again, or enter the coordinates by hand."
+    public var gpsBusy = "The location service is busy. Try again in a moment, or enter the coordinates by hand."
+    public var gpsOther = "Location is not available. Enter the coordinates by hand."
+    public var gpsOutOfRange = "The position received was out of range. Enter the coordinates by hand."
+
+    // MARK: Permission alert
+    public var deniedTitle = "Location access denied"
+    public var deniedMessage =
+        "This station is not allowed to use its location. You can still enter the coordinates by hand."
+    public var restrictedTitle = "Location is restricted"
+    public var restrictedMessage =
+        "An administrator does not allow this station to use its location. You can still enter the coordinates by hand."
+    public var alertCancel = "Cancel"
+    public var alertGoSettings = "Go Settings"
+    public var settingsTitle = "Who can change this?"
+    public var settingsNotHere = "Location permission cannot be changed on this screen. Only the station's administrator can change it."
+    public var settingsIdentityFormat = "This station's program runs as user {user} (uid {uid})."
+    public var settingsResetIntro = "The administrator runs this command, then allows location when the station asks:"
+    public var settingsPolicyIntro =
+        "The station's location policy decides this. The administrator adds a [[policy.rules]] entry for this user to /etc/petspot/locationd.toml and reloads the service:"
+    public var alertClose = "Close"
+
+    // MARK: Step 3: contact (seed 004)
+    public var contactTitle = "Contact information"
+    public var contactBody = "Share your contact details so the pet's owner can reach you."
+    public var phoneLabel = "Your phone number"
+    public var phonePlaceholder = "+1 (555) 000-0000"
+    public var emailLabel = "Your email"
+    public var emailPlaceholder = "email@example.com"
+    public var rewardLabel = "Reward (optional)"
+    public var caregiverPhoneLabel = "Caregiver phone number (optional)"
+    public var addressLabel = "Current physical address (optional)"
+    public var addressPlaceholder = "Full address where the animal is currently located"
+    public var submitButton = "Submit report"
+    public var submitFailed = "The report could not be saved. Please try again."
+
+    // MARK: Thank you
+    public var thanksTitle = "Thank you!"
+    public var thanksBody = "Your report has been saved and will be sent to PetSpot. Your reference number:"
+    public var thanksNoteFormat = "Write it down or take a photo of it. This screen starts over in {n} seconds."
+    public var startOver = "Start over"
+
+    // MARK: Idle reset
+    public var stillThereTitle = "Still there?"
+    public var stillThereFormat = "To protect your data, this report will be cleared in {n} seconds."
+    public var stillHere = "I'm still here"
+    public var expiredTitle = "This page has expired"
+    public var expiredBody = "Nothing of the previous report was kept. Please start again."
+
+    // MARK: Field messages (PetSpotReport's English texts → this language)
+    /// Translations of `FieldMessages` and `PhotoDraftError` texts; English keeps them as they are.
+    public var messages: [String: String] = [:]
+
+    public init() {}
+
+    /// `message` (an English text from PetSpotReport) in this language.
+    public func translate(_ message: String) -> String { messages[message] ?? message }
+
+    /// The texts of `language`.
+    public static func of(_ language: KioskSettings.Language) -> KioskStrings {
+        switch language {
+        case .en: english
+        case .pl: polish
+        }
+    }
+
+    public static let english = KioskStrings()
+}
+
+extension String {
+    /// This text with each `{name}` replaced by its value.
+    func filling(_ values: [String: String]) -> String {
+        var text = self
+        for (name, value) in values { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
+        return text
+    }
+
+    /// This text with `{n}` replaced by `n`.
+    func filling(_ n: Int) -> String { filling(["n": String(n)]) }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import Mustache
+
+/// The page templates and static files, loaded once at start from the
+/// module's resources, and the HTML answers built from them.
+public struct PageRenderer: Sendable {
+    /// The templates (`Resources/templates/*.mustache`).
+    public let library: MustacheLibrary
+    /// `/static/NAME` → bytes and content type.
+    let staticFiles: [String: (bytes: ByteBuffer, contentType: String)]
+
+    /// Loads the templates and static files shipped with the module.
+    /// - Throws: when a template does not parse or a resource is missing.
+    public static func load() async throws -> PageRenderer {
+        guard let root = Bundle.module.url(forResource: "Resources", withExtension: nil) else {
+            throw KioskResourceError(detail: "the module's resources are missing")
+        }
+        return try await load(directory: root)
+    }
+
+    /// Loads templates from `directory/templates` and static files from `directory/static`.
+    public static func load(directory: URL) async throws -> PageRenderer {
+        let library = try await MustacheLibrary(directory: directory.appendingPathComponent("templates").path)
+        guard library.getTemplate(named: "page") != nil else {
+            throw KioskResourceError(detail: "no page template in \(directory.path)/templates")
+        }
+        var files: [String: (ByteBuffer, String)] = [:]
+        for (name, type) in [
+            ("kiosk.css", "text/css; charset=utf-8"), ("kiosk.js", "text/javascript; charset=utf-8"),
+        ] {
+            let data = try Data(contentsOf: directory.appendingPathComponent("static/\(name)"))
+            files[name] = (ByteBuffer(bytes: data), type)
+        }
+        return PageRenderer(library: library, staticFiles: files)
+    }
+
+    /// The page as HTML.
+    public func html(_ page: PageView) -> String {
+        library.render(page, withTemplate: "page") ?? ""
+    }
+
+    /// The page as an answer.
+    public func response(_ page: PageView, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html(page))))
+    }
+
+    /// A static file, or 404.
+    public func staticFile(_ name: String) -> Response {
+        guard let file = staticFiles[name] else { return Response(status: .notFound) }
+        return Response(status: .ok, headers: [.contentType: file.contentType], body: .init(byteBuffer: file.bytes))
+    }
+
+    /// 403 "This page has expired": a POST whose token does not match (a
+    /// page from before an idle reset, or another site's form).
+    public func expired(visit: Visit) -> Response {
+        let t = KioskStrings.of(visit.language)
+        var page = PageView(t: t, title: t.expiredTitle, csrf: visit.csrfToken, path: "/")
+        page.expired = true
+        return response(page, status: .forbidden)
+    }
+}
+
+/// A resource of the kiosk could not be loaded.
+public struct KioskResourceError: Error, CustomStringConvertible {
+    public var detail: String
+    public var description: String { "petspot-kiosk: \(detail)" }
+}

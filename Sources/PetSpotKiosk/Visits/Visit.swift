@@ -1,0 +1,80 @@
+import Foundation
+import PetSpotKioskConfiguration
+import PetSpotLocation
+import PetSpotReport
+
+/// One person's visit to the kiosk: the found-pet flow they are filling in,
+/// the photo draft, and what the next page should show once.
+///
+/// A visit lives only in the server's memory (``VisitStore``) and in its
+/// draft directory; the browser holds nothing but the visit's unguessable id
+/// in a cookie.
+public struct Visit: Sendable {
+    /// The cookie value: 256 random bits, base64url.
+    public let id: String
+    /// The token every POST of this visit must carry.
+    public let csrfToken: String
+    /// The page language.
+    public var language: KioskSettings.Language
+    /// The found-pet flow (SPEC §7).
+    public var flow = FoundPetFlow()
+    /// The date field as typed (`YYYY-MM-DD` from the date picker).
+    public var dateText = ""
+    /// Where the photo draft lives; cleared with the visit.
+    public let drafts: PhotoDraftCache
+    /// The photo's file name as the visitor's device gave it (for the confirmation card).
+    public var photoFileName: String?
+    /// The last time the visitor did something.
+    public var lastActivity: ContinuousClock.Instant
+    /// Shown once on the next page: errors of a Continue, a refused photo, a failed submit.
+    public var notice: Notice?
+    /// The outcome of the last "Use this station's location", kept while on the details step.
+    public var gps: GPSState?
+    /// The reference of the report just submitted (the thank-you page), once.
+    public var submittedReference: String?
+
+    public init(
+        id: String, csrfToken: String, language: KioskSettings.Language, drafts: PhotoDraftCache,
+        now: ContinuousClock.Instant
+    ) {
+        self.id = id
+        self.csrfToken = csrfToken
+        self.language = language
+        self.drafts = drafts
+        self.lastActivity = now
+    }
+
+    /// Whether anything of the visitor's is held (a step past the first, input, a photo).
+    public var hasContent: Bool {
+        flow != FoundPetFlow() || !dateText.isEmpty || photoFileName != nil
+    }
+}
+
+/// What a page shows once, after a POST redirected to it.
+public struct Notice: Sendable, Hashable {
+    /// The toast above the form.
+    public var toast: String?
+    /// Inline errors, by field (PetSpotReport's English messages).
+    public var errors: [FieldError] = []
+    /// A message of the photo step (a refused file), already in the page language.
+    public var photoProblem: String?
+
+    public init(toast: String? = nil, errors: [FieldError] = [], photoProblem: String? = nil) {
+        self.toast = toast
+        self.errors = errors
+        self.photoProblem = photoProblem
+    }
+
+    /// The message of `field`, if it has one.
+    public func message(for field: ReportField) -> String? { errors.first { $0.field == field }?.message }
+}
+
+/// The state of the GPS button's last use.
+public enum GPSState: Sendable, Hashable {
+    /// Filled: granted accuracy and the fix's horizontal accuracy in metres.
+    case filled(accuracy: AccuracyAuthorization, horizontalAccuracy: Double?)
+    /// The alert is open (denied or restricted); `settings` when "Go Settings" was tapped.
+    case alert(PermissionAlert, settings: Bool)
+    /// No position: why.
+    case failed(GPSFailure)
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Logging
+import PetSpotKioskConfiguration
+import PetSpotReport
+
+/// Every open visit, in memory, with the idle reset (SPEC §7 "The kiosk station").
+///
+/// A visit ends, and everything of it is deleted (its state and its photo
+/// draft directory), when the visitor submits or cancels, or after
+/// ``idleReset`` without activity. The store holds at most
+/// ``maximumVisits``; opening one more ends the least recently active.
+public actor VisitStore {
+    /// Seconds of inactivity after which a visit is wiped.
+    public let idleReset: Duration
+    /// The most visits held at once (one kiosk browser needs one or two).
+    public let maximumVisits: Int
+    /// Where photo drafts go: `<base>/PetSpot/ReportFoundPet/<draft>/`.
+    public let draftsBase: URL
+    private let clock: KioskClock
+    private let logger: Logger
+    private var visits: [String: Visit] = [:]
+
+    /// Creates an empty store.
+    /// - Parameters:
+    ///   - idleReset: `kiosk.idle_reset`.
+    ///   - draftsBase: the cache directory drafts are made under (as `XDG_CACHE_HOME`).
+    ///   - maximumVisits: the bound on open visits.
+    ///   - clock: the time source (a manual one in tests).
+    public init(
+        idleReset: Duration, draftsBase: URL, maximumVisits: Int = 16, clock: KioskClock = .continuous,
+        logger: Logger = Logger(label: "petspot-kiosk")
+    ) {
+        self.idleReset = idleReset
+        self.draftsBase = draftsBase
+        self.maximumVisits = max(1, maximumVisits)
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The directory all drafts live under.
+    public nonisolated var draftsRoot: URL {
+        draftsBase.appendingPathComponent("PetSpot/ReportFoundPet", isDirectory: true)
+    }
+
+    /// Deletes drafts left by an earlier run (a crash or a power cut): no
+    /// visit survives a restart, so none of them belongs to anyone.
+    public func removeLeftoverDrafts() {
+        let root = draftsRoot
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for name in names where !visits.values.contains(where: { $0.drafts.directory.lastPathComponent == name }) {
+            try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
+        }
+        if !names.isEmpty { logger.info("removed \(names.count) photo draft(s) left by an earlier run") }
+    }
+
+    /// The visit with cookie value `id` if it is still open, after wiping it when it idled out.
+    public func visit(_ id: String?) -> Visit? {
+        guard let id, let visit = visits[id] else { return nil }
+        if isExpired(visit) {
+            end(id, reason: "idle")
+            return nil
+        }
+        return visit
+    }
+
+    /// Opens a new visit in `language`.
+    public func open(language: KioskSettings.Language) -> Visit {
+        while visits.count >= maximumVisits, let oldest = visits.values.min(by: { $0.lastActivity < $1.lastActivity }) {
+            end(oldest.id, reason: "too many visits")
+        }
+        let draftID = UUID()
+        let drafts = PhotoDraftCache(
+            draftID: draftID, environment: ["XDG_CACHE_HOME": draftsBase.path], maximumBytes: KioskLimits.photoBytes)
+        let visit = Visit(
+            id: Token.make(), csrfToken: Token.make(), language: language, drafts: drafts, now: clock.now())
+        visits[visit.id] = visit
+        return visit
+    }
+
+    /// Changes the visit `id` with `body` (when it is still open) and returns the result.
+    /// - Parameter touch: whether this counts as activity (restarts the idle time).
+    @discardableResult
+    public func update<Result: Sendable>(
+        _ id: String, touch: Bool = true, _ body: (inout Visit) throws -> Result
+    ) rethrows -> Result? {
+        guard var visit = visit(id) else { return nil }
+        if touch { visit.lastActivity = clock.now() }
+        let result = try body(&visit)
+        visits[id] = visit
+        return result
+    }
+
+    /// Restarts the idle time of visit `id`. - Returns: whether it is open.
+    @discardableResult
+    public func touch(_ id: String) -> Bool { update(id) { _ in true } ?? false }
+
+    /// Ends visit `id`: forgets it and deletes its photo draft.
+    public func end(_ id: String, reason: String) {
+        guard let visit = visits.removeValue(forKey: id) else { return }
+        do {
+            try visit.drafts.clear()
+        } catch {
+            logger.error("cannot delete a photo draft: \(error)")
+        }
+        logger.info("visit ended (\(reason))")
+    }
+
+    /// Ends every visit that has idled out. - Returns: how many ended.
+    @discardableResult
+    public func sweep() -> Int {
+        let expired = visits.values.filter(isExpired).map(\.id)
+        for id in expired { end(id, reason: "idle") }
+        return expired.count
+    }
+
+    /// How long visit `id` has left before the idle reset, or `nil` when it is not open.
+    public func remaining(_ id: String) -> Duration? {
+        guard let visit = visits[id] else { return nil }
+        return max(.zero, visit.lastActivity + idleReset - clock.now())
+    }
+
+    /// The number of open visits.
+    public var count: Int { visits.count }
+
+    private func isExpired(_ visit: Visit) -> Bool { clock.now() - visit.lastActivity >= idleReset }
+}
+
+/// Bounds on what a visitor can send.
+public enum KioskLimits {
+    /// The largest photo accepted: 10 MiB (seed 004: "up to 10 MB").
+    public static let photoBytes = 10 << 20
+    /// The largest photo upload request (the photo plus the form's other parts).
+    public static let uploadBytes = photoBytes + (64 << 10)
+    /// The largest other form.
+    public static let formBytes = 64 << 10
+    /// How much of an over-large upload is read and thrown away so that the
+    /// browser sees the answer; past this the connection is closed.
+    public static let drainBytes = 64 << 20
+}
+
+/// Unguessable tokens (visit ids, CSRF tokens).
+enum Token {
+    /// 32 bytes from the system's CSPRNG (`getrandom`), base64url without padding.
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Compares in time independent of where the strings differ.
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for index in x.indices { difference |= x[index] ^ y[index] }
+        return difference == 0
+    }
+}
+
+/// The kiosk's monotonic time source.
+public struct KioskClock: Sendable {
+    /// Now.
+    public var now: @Sendable () -> ContinuousClock.Instant
+
+    public init(now: @escaping @Sendable () -> ContinuousClock.Instant) { self.now = now }
+
+    /// The real clock.
+    public static let continuous = KioskClock { ContinuousClock.now }
+}
+
+extension VisitStore {
+    /// Ends visit `id` (deleting its draft) and opens a fresh one in the same
+    /// language for the next person, holding only `reference` for the
+    /// thank-you page.
+    public func restart(_ id: String, language: KioskSettings.Language, reference: String? = nil) -> Visit {
+        end(id, reason: reference == nil ? "cancelled" : "submitted")
+        var visit = open(language: language)
+        visit.submittedReference = reference
+        visits[visit.id] = visit
+        return visit
+    }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import PetSpotConfiguration
+import PetSpotKiosk
+import PetSpotKioskConfiguration
+import PetSpotLocationClient
+import PetSpotOutbox
+import PetSpotReport
+
+/// `petspot-kiosk`: the kiosk station's web app (SPEC §7 "The kiosk station").
+@main
+struct KioskCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "petspot-kiosk",
+        abstract: "Serve the found-pet report as a touch web app for the station's kiosk browser.",
+        discussion: """
+            Listens on [kiosk] listen (default 127.0.0.1:8080, loopback) and serves until
+            SIGTERM or SIGINT. The GPS button asks petspot-locationd at [location] socket;
+            submitted reports go into the outbox at [outbox] path.
+
+            Photo drafts live only while a visit lasts, under $CACHE_DIRECTORY (systemd's
+            CacheDirectory=), else $XDG_CACHE_HOME, else ~/.cache: PetSpot/ReportFoundPet/.
+            Drafts left by an earlier run are deleted at start.
+
+            --check-config validates the configuration, prints it in full and exits 0, or
+            prints every error with its key and exits 1.
+
+            Examples:
+              petspot-kiosk --config /etc/petspot/kiosk.toml
+              petspot-kiosk --config config/kiosk.toml --check-config
+            """)
+
+    @Option(name: .long, help: "The configuration file.")
+    var config: String = KioskConfigurationLoader.defaultPath
+
+    @Flag(name: .customLong("check-config"), help: "Validate the configuration, print it in full, and exit.")
+    var checkConfig = false
+
+    @Option(name: .long, help: "Override kiosk.listen (HOST:PORT).")
+    var listen: String?
+
+    @Option(name: .long, help: "Override location.socket (the daemon's socket).")
+    var socket: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        if let listen, Self.hostAndPort(listen) == nil { throw ValidationError("--listen must be HOST:PORT") }
+    }
+
+    func run() async throws {
+        var configuration: KioskConfiguration
+        do {
+            configuration = try KioskConfigurationLoader.load(path: config)
+        } catch {
+            FileHandle.standardError.write(Data("petspot-kiosk: invalid configuration\n\(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        if let listen, let (host, port) = Self.hostAndPort(listen) {
+            configuration.kiosk.host = host
+            configuration.kiosk.port = port
+        }
+        if let socket { configuration.location.socket = socket }
+        if checkConfig {
+            print(configuration.renderTOML(), terminator: "")
+            return
+        }
+
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "petspot.kiosk")
+        let outbox: Outbox
+        do {
+            outbox = try Outbox.open(directory: configuration.outbox.path)
+        } catch {
+            logger.critical("cannot open the outbox", metadata: ["path": "\(configuration.outbox.path)", "error": "\(error)"])
+            throw ExitCode(1)
+        }
+        for note in outbox.openingNotes { logger.notice("outbox: \(note)") }
+        let dependencies = KioskDependencies(
+            location: LocationClient(socketPath: configuration.location.socket), reports: outbox,
+            draftsBase: Self.cacheDirectory(), gpsTimeout: configuration.location.gpsTimeout)
+        let app = try await KioskApplication.build(
+            settings: configuration.kiosk, dependencies: dependencies, logger: logger)
+        let host = configuration.kiosk.host.contains(":") ? "[\(configuration.kiosk.host)]" : configuration.kiosk.host
+        logger.notice("serving on http://\(host):\(configuration.kiosk.port)/")
+        try await app.runService()
+        try? outbox.close()
+    }
+
+    /// Where photo drafts go: `$CACHE_DIRECTORY`, `$XDG_CACHE_HOME`, else `~/.cache`.
+    static func cacheDirectory() -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let systemd = environment["CACHE_DIRECTORY"]?.split(separator: ":").first, systemd.hasPrefix("/") {
+            return URL(fileURLWithPath: String(systemd), isDirectory: true)
+        }
+        return PhotoDraftCache.baseDirectory(environment: environment)
+    }
+
+    static func hostAndPort(_ text: String) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+}
+
+extension KioskConfiguration {
+    /// The effective configuration as TOML, every key with defaults filled in.
+    func renderTOML() -> String {
+        func seconds(_ duration: Duration) -> String {
+            let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            return value == value.rounded() ? String(Int(value)) : String(value)
+        }
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        let host = kiosk.host.contains(":") ? "[\(kiosk.host)]" : kiosk.host
+        var lines = [
+            "[kiosk]", "listen = \(quoted("\(host):\(kiosk.port)"))", "idle_reset = \(seconds(kiosk.idleReset))",
+            "language = \(quoted(kiosk.language.rawValue))", "", "[location]", "socket = \(quoted(location.socket))",
+            "gps_timeout = \(seconds(location.gpsTimeout))", "", "[outbox]", "path = \(quoted(outbox.path))",
+        ]
+        if let delivery {
+            lines += [
+                "", "[delivery]", "endpoint = \(quoted(delivery.endpoint))", "token_file = \(quoted(delivery.tokenFile))",
+                "timeout = \(seconds(delivery.timeout))", "retention = \(seconds(delivery.retention))",
+                "max_in_flight = \(delivery.maxInFlight)", "retry_initial = \(seconds(delivery.retryInitial))",
+                "retry_max = \(seconds(delivery.retryMax))",
+            ]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

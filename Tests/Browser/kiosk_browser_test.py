@@ -1,0 +1,730 @@
+#!/usr/bin/python3
+"""End-to-end test of petspot-kiosk in a real browser.
+
+Headless Chromium (Debian's chromium + chromium-driver) driven by WebDriver
+(Debian's python3-selenium) against real processes: petspot-locationd on a
+simulated source, and petspot-kiosk. Three stations:
+
+  A  daemon with a [[policy.rules]] entry authorizing this uid (GPS fills)
+  B  daemon whose prompt answers "deny" (the permission alert)
+  C  no daemon at all (unreachable), and a short idle reset
+
+Scenarios follow seed 003 section 7. Screenshots of every step at 1080x1920
+(portrait) and 1920x1080 (landscape) go to --screenshots. Prints one line per
+scenario, a benchmark line, and "N passed, N failed"; exits 1 on a failure.
+
+Usage: kiosk_browser_test.py --bin .build/debug [--screenshots docs/kiosk]
+"""
+import argparse
+import base64
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.request
+import http.cookiejar
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service as ChromeService
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.common.exceptions import StaleElementReferenceException
+
+PORTRAIT = (1080, 1920)
+LANDSCAPE = (1920, 1080)
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, timeout=15, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise TimeoutError("timed out waiting for " + what)
+
+
+class Station:
+    """A petspot-kiosk (and maybe its petspot-locationd) in a temporary directory."""
+
+    def __init__(self, name, root, bin_dir, policy=None, idle_reset=120):
+        self.name = name
+        self.dir = os.path.join(root, name)
+        os.makedirs(self.dir)
+        self.socket = os.path.join(self.dir, "locationd.sock")
+        self.outbox = os.path.join(self.dir, "outbox")
+        self.cache = os.path.join(self.dir, "cache")
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.processes = []
+        if policy is not None:
+            config = os.path.join(self.dir, "locationd.toml")
+            with open(config, "w") as f:
+                f.write(
+                    '[daemon]\nsocket = "%s"\nsocket_mode = "0600"\nstate_dir = "%s/state"\n\n'
+                    '[source]\nkind = "simulated"\nfallback = "static"\n\n'
+                    '[source.static]\nlatitude = 52.2297\nlongitude = 21.0122\nhorizontal_accuracy = 15.0\n\n'
+                    '[source.simulated]\nscenario = "%s/config/scenarios/demo.json"\n\n%s\n'
+                    % (self.socket, self.dir, REPO, policy))
+            self.start([os.path.join(bin_dir, "petspot-locationd"), "--config", config], "locationd")
+            wait_for(lambda: os.path.exists(self.socket), what=name + " daemon socket")
+        config = os.path.join(self.dir, "kiosk.toml")
+        with open(config, "w") as f:
+            f.write('[kiosk]\nlisten = "127.0.0.1:%d"\nidle_reset = %d\nlanguage = "en"\n\n'
+                    '[location]\nsocket = "%s"\ngps_timeout = 5\n\n[outbox]\npath = "%s"\n'
+                    % (self.port, idle_reset, self.socket, self.outbox))
+        env = dict(os.environ, XDG_CACHE_HOME=self.cache)
+        self.start([os.path.join(bin_dir, "petspot-kiosk"), "--config", config], "kiosk", env)
+
+        def up():
+            try:
+                return urllib.request.urlopen(self.url + "/healthz", timeout=1).status == 200
+            except OSError:
+                return False
+        wait_for(up, what=name + " kiosk")
+
+    def start(self, argv, label, env=None):
+        log = open(os.path.join(self.dir, label + ".log"), "w")
+        self.processes.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env))
+
+    def stop(self):
+        for process in reversed(self.processes):
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+    def drafts(self):
+        root = os.path.join(self.cache, "PetSpot", "ReportFoundPet")
+        found = []
+        for folder, _, files in os.walk(root):
+            found += [os.path.join(folder, name) for name in files]
+        return found
+
+    def reports(self):
+        path = os.path.join(self.outbox, "outbox.sqlite")
+        if not os.path.exists(path):
+            return []
+        with sqlite3.connect(path) as db:
+            return [json.loads(row[0]) for row in db.execute("SELECT announcement FROM report ORDER BY seq")]
+
+
+class Kiosk:
+    """The browser, with helpers named after what a person does."""
+
+    def __init__(self, javascript=True):
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--hide-scrollbars", "--force-device-scale-factor=1", "--lang=en-US",
+                         "--window-size=1080,1920"]:
+            options.add_argument(argument)
+        options.add_experimental_option("prefs", {
+            "intl.accept_languages": "en-US,en",
+            "profile.managed_default_content_settings.javascript": 1 if javascript else 2})
+        service = ChromeService(executable_path="/usr/bin/chromedriver")
+        self.driver = webdriver.Chrome(options=options, service=service)
+        self.driver.set_page_load_timeout(30)
+        self.size(PORTRAIT)
+
+    def size(self, size):
+        width, height = size
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.current_size = size
+
+    def quit(self):
+        self.driver.quit()
+
+    def open(self, url):
+        self.driver.get(url)
+
+    def el(self, element_id, timeout=10):
+        return WebDriverWait(self.driver, timeout).until(lambda d: d.find_element(By.ID, element_id))
+
+    def visible(self, element_id):
+        try:
+            found = self.driver.find_elements(By.ID, element_id)
+            return bool(found) and found[0].is_displayed()
+        except StaleElementReferenceException:
+            return False  # the page was replaced while looking
+
+    def wait_visible(self, element_id, timeout=10):
+        WebDriverWait(self.driver, timeout).until(lambda d: self.visible(element_id))
+        return self.el(element_id)
+
+    def tap(self, element_id):
+        element = self.el(element_id)
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
+
+    def type(self, element_id, text, clear=True):
+        element = self.el(element_id)
+        if clear:
+            element.clear()
+        element.send_keys(text)
+
+    def value(self, element_id):
+        return self.el(element_id).get_attribute("value")
+
+    def text(self, element_id):
+        return self.el(element_id).text
+
+    def page(self):
+        return self.driver.page_source
+
+    def path(self):
+        return "/" + self.driver.current_url.split("/", 3)[3] if self.driver.current_url.count("/") >= 3 else "/"
+
+    def wait_path(self, path, timeout=10):
+        WebDriverWait(self.driver, timeout).until(lambda d: self.path().split("#")[0].split("?")[0] == path)
+
+    def screenshot(self, directory, name):
+        """The whole page at the current size (what the screen shows, plus anything below the fold)."""
+        if not directory:
+            return
+        width, height = self.current_size
+        full = self.driver.execute_script(
+            "return Math.max(document.documentElement.scrollHeight, document.body.scrollHeight)")
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": max(height, full), "scale": 1}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+
+    def touch_targets_too_small(self):
+        """Visible buttons, links, inputs and selects smaller than 48 px in either direction."""
+        return self.driver.execute_script("""
+            const small = [];
+            for (const e of document.querySelectorAll('button, a, select, input:not([type=hidden]), textarea, label.choice')) {
+              const r = e.getBoundingClientRect();
+              if (r.width === 0 && r.height === 0) continue;            // not shown
+              if (e.classList.contains('default-submit')) continue;      // off-screen Enter target
+              if (e.type === 'radio' || e.type === 'file') continue;    // inside a larger label
+              if (r.width < 48 || r.height < 48) small.push((e.id || e.tagName) + ' ' + Math.round(r.width) + 'x' + Math.round(r.height));
+            }
+            return small;""")
+
+    def horizontal_overflow(self):
+        return self.driver.execute_script(
+            "return document.documentElement.scrollWidth > document.documentElement.clientWidth")
+
+
+def make_images(kiosk, directory, base_url):
+    """Real JPEG, PNG and WEBP files drawn by the browser, a GIF and a HEIC (headers) by hand, and a text file."""
+    kiosk.open(base_url + "/")
+    files = {}
+    for kind, mime in [("jpg", "image/jpeg"), ("png", "image/png"), ("webp", "image/webp")]:
+        data_url = kiosk.driver.execute_script("""
+            const c = document.createElement('canvas'); c.width = 640; c.height = 480;
+            const g = c.getContext('2d');
+            g.fillStyle = '#9fd3f7'; g.fillRect(0, 0, 640, 480);
+            g.fillStyle = '#6bbf59'; g.fillRect(0, 360, 640, 120);
+            g.fillStyle = '#c8742c';
+            g.beginPath(); g.ellipse(320, 260, 150, 130, 0, 0, 7); g.fill();
+            g.beginPath(); g.moveTo(200, 190); g.lineTo(230, 60); g.lineTo(290, 150); g.fill();
+            g.beginPath(); g.moveTo(440, 190); g.lineTo(410, 60); g.lineTo(350, 150); g.fill();
+            g.fillStyle = '#222'; g.beginPath(); g.arc(270, 240, 16, 0, 7); g.arc(370, 240, 16, 0, 7); g.fill();
+            g.beginPath(); g.ellipse(320, 300, 22, 14, 0, 0, 7); g.fill();
+            return c.toDataURL(arguments[0], 0.9);""", mime)
+        path = os.path.join(directory, "found-dog." + kind)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data_url.split(",", 1)[1]))
+        files[kind] = path
+    gif = (b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00"
+           b",\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+
+    def box(kind, body):
+        return struct.pack(">I", 8 + len(body)) + kind + body
+    hdlr = box(b"hdlr", b"\0" * 8 + b"pict" + b"\0" * 13)
+    ispe = box(b"ispe", b"\0" * 4 + struct.pack(">II", 4032, 3024))
+    heic = (box(b"ftyp", b"heic" + b"\0" * 4 + b"mif1heic")
+            + box(b"meta", b"\0" * 4 + hdlr + box(b"iprp", box(b"ipco", ispe))) + box(b"mdat", b"\1\2\3"))
+    for kind, data in [("gif", gif), ("heic", heic), ("txt", b"This is not a photo.\n")]:
+        path = os.path.join(directory, ("notes." if kind == "txt" else "found-cat.") + kind)
+        with open(path, "wb") as f:
+            f.write(data)
+        files[kind] = path
+    return files
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.passed = 0
+        self.failed = 0
+        self.gps_fill_ms = []
+        self.render_ms = []
+
+    def scenario(self, name, function):
+        if self.args.only and self.args.only not in name:
+            return
+        started = time.time()
+        try:
+            function()
+            self.passed += 1
+            print("ok     %-58s %5.1f s" % (name, time.time() - started), flush=True)
+        except Exception:
+            self.failed += 1
+            print("FAILED %-58s %5.1f s" % (name, time.time() - started), flush=True)
+            traceback.print_exc()
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True, help="where petspot-kiosk and petspot-locationd are")
+    parser.add_argument("--screenshots", default="", help="directory for the screenshots (kept)")
+    parser.add_argument("--only", default="", help="run only the scenarios whose name contains this")
+    args = parser.parse_args()
+    bin_dir = os.path.abspath(args.bin)
+    shots = os.path.abspath(args.screenshots) if args.screenshots else ""
+    if shots:
+        os.makedirs(shots, exist_ok=True)
+    root = tempfile.mkdtemp(prefix="petspot-kiosk-browser-")
+    uid = os.getuid()
+    stations = {}
+    kiosk = None
+    run = Run(args)
+    try:
+        stations["A"] = Station("A", root, bin_dir, policy=(
+            '[policy]\ndefault = "notDetermined"\nprompt = "deny"\n\n'
+            '[[policy.rules]]\nuid = %d\nstatus = "authorized"\naccuracy = "full"\n' % uid))
+        stations["B"] = Station("B", root, bin_dir, policy='[policy]\ndefault = "notDetermined"\nprompt = "deny"\n')
+        stations["C"] = Station("C", root, bin_dir, policy=None, idle_reset=12)
+        kiosk = Kiosk()
+        images = make_images(kiosk, root, stations["A"].url)
+        A, B, C = stations["A"], stations["B"], stations["C"]
+
+        def start(station):
+            kiosk.open(station.url + "/")
+            if kiosk.visible("reportFound.cancelButton.tap"):
+                kiosk.tap("reportFound.cancelButton.tap")
+            kiosk.wait_visible("welcome.startButton.tap")
+
+        def upload(path):
+            kiosk.el("animalPhoto.fileInput.input").send_keys(path)
+
+        def to_details(station, photo="jpg"):
+            start(station)
+            kiosk.tap("welcome.startButton.tap")
+            kiosk.wait_path("/report/photo")
+            upload(images[photo])
+            kiosk.wait_visible("animalPhoto.confirmationCard")
+            kiosk.tap("animalPhoto.continueButton.tap")
+            kiosk.wait_path("/report/details")
+
+        def look(name):
+            check(not kiosk.horizontal_overflow(), name + ": the page scrolls sideways")
+            small = kiosk.touch_targets_too_small()
+            check(not small, name + ": touch targets under 48 px: %s" % small)
+            kiosk.screenshot(shots, name)
+
+        def complete_report(size):
+            def scenario():
+                kiosk.size(size)
+                start(A)
+                look("1-welcome")
+                kiosk.tap("welcome.startButton.tap")
+                kiosk.wait_path("/report/photo")
+                look("2-photo-empty")
+                upload(images["jpg"])
+                kiosk.wait_visible("animalPhoto.confirmationCard")
+                check(kiosk.text("animalPhoto.fileName.label") == "found-dog.jpg", "file name on the card")
+                check(kiosk.text("animalPhoto.dimensions.label") == "640 × 480 px", "pixel size on the card")
+                check(kiosk.text("animalPhoto.fileSize.label").endswith("KB"), "size in KB")
+                look("3-photo-confirmed")
+                kiosk.tap("animalPhoto.continueButton.tap")
+                kiosk.wait_path("/report/details")
+                check(kiosk.value("animalDescription.datePicker.tap") == time.strftime("%Y-%m-%d"), "date defaults to today")
+                Select(kiosk.el("animalDescription.speciesDropdown.tap")).select_by_value("dog")
+                kiosk.type("animalDescription.raceTextField.input", "Beagle")
+                kiosk.tap("animalDescription.genderMale.tap")
+                kiosk.type("animalDescription.ageTextField.input", "3")
+                kiosk.type("animalDescription.chipNumberTextField.input", "1234567890123456789")
+                check(kiosk.value("animalDescription.chipNumberTextField.input") == "12345-67890-12345",
+                      "chip number formatted while typing: %r" % kiosk.value("animalDescription.chipNumberTextField.input"))
+                kiosk.type("animalDescription.petNameTextField.input", "Rex")
+                description = "Friendly, red collar, found near the park."
+                kiosk.type("animalDescription.descriptionTextArea.input", description)
+                check(kiosk.text("animalDescription.descriptionTextArea.hint") == "%d/500" % len(description),
+                      "description counter")
+                started = time.perf_counter()
+                kiosk.tap("animalDescription.requestGPSButton.tap")
+                WebDriverWait(kiosk.driver, 10).until(
+                    lambda d: kiosk.value("animalDescription.latitudeTextField.input") != "")
+                run.gps_fill_ms.append((time.perf_counter() - started) * 1000)
+                kiosk.wait_visible("animalDescription.gpsHelperText")
+                helper = kiosk.text("animalDescription.gpsHelperText")
+                check(helper.startswith("GPS capture successful"), "GPS helper text: %r" % helper)
+                latitude = kiosk.value("animalDescription.latitudeTextField.input")
+                longitude = kiosk.value("animalDescription.longitudeTextField.input")
+                check(abs(float(latitude) - 52.23) < 0.1 and abs(float(longitude) - 21.01) < 0.1,
+                      "coordinates from the daemon: %s, %s" % (latitude, longitude))
+                look("4-details-gps-filled")
+                kiosk.tap("animalDescription.continueButton.tap")
+                kiosk.wait_path("/report/contact")
+                look("5-contact-empty")
+                kiosk.type("contactInformation.phoneTextField.input", "+48 600 123 456")
+                kiosk.type("contactInformation.emailTextField.input", "finder@example.com")
+                kiosk.type("contactInformation.rewardTextField.input", "A coffee")
+                kiosk.type("contactInformation.caregiverPhoneTextField.input", "600 654 321")
+                kiosk.type("contactInformation.addressTextArea.input", "Parkowa 1, Warszawa")
+                before = len(A.reports())
+                kiosk.tap("contactInformation.submitButton.tap")
+                kiosk.wait_path("/report/thanks")
+                reference = kiosk.text("thankYou.reference.label")
+                check(reference.startswith("PS-") and len(reference) == 11, "reference %r" % reference)
+                look("6-thank-you")
+                reports = A.reports()
+                check(len(reports) == before + 1, "one report queued in the outbox")
+                report = reports[-1]
+                check(report["id"].replace("-", "").upper().startswith(reference[3:]), "reference names the report")
+                check("%.6f" % report["latitude"] == latitude and "%.6f" % report["longitude"] == longitude,
+                      "the outbox report carries the daemon's coordinates: %s,%s vs %s,%s"
+                      % (report["latitude"], report["longitude"], latitude, longitude))
+                check(report.get("chipNumber") == "123456789012345", "chip number digits in the report")
+                check(A.drafts() == [], "the photo draft is deleted after submit")
+                kiosk.tap("thankYou.startOverButton.tap")
+                kiosk.wait_visible("welcome.startButton.tap")
+                kiosk.driver.back()
+                time.sleep(0.5)
+                check("Beagle" not in kiosk.page() and "finder@example.com" not in kiosk.page(),
+                      "Back after submit shows nothing of the report")
+            return scenario
+
+        def validation_errors():
+            kiosk.size(PORTRAIT)
+            start(A)
+            kiosk.tap("welcome.startButton.tap")
+            kiosk.wait_path("/report/photo")
+            kiosk.tap("animalPhoto.continueButton.tap")
+            kiosk.wait_visible("reportFound.toast")
+            check(kiosk.text("animalPhoto.fileInput.error") == "Photo is mandatory", "Photo is mandatory")
+            look("2-photo-mandatory")
+            upload(images["png"])
+            kiosk.wait_visible("animalPhoto.confirmationCard")
+            kiosk.tap("animalPhoto.continueButton.tap")
+            kiosk.wait_path("/report/details")
+            kiosk.el("animalDescription.datePicker.tap").clear()
+            kiosk.type("animalDescription.longitudeTextField.input", "200")
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_visible("reportFound.toast")
+            errors = {e.get_attribute("id"): e.text for e in kiosk.driver.find_elements(By.CSS_SELECTOR, "p.error")
+                      if e.is_displayed()}
+            expected = {
+                "animalDescription.datePicker.error": "Please select a date",
+                "animalDescription.speciesDropdown.error": "Please select a species",
+                "animalDescription.gender.error": "Please select a gender",
+                "animalDescription.latitudeTextField.error": "Fill in latitude",
+                "animalDescription.longitudeTextField.error": "Longitude must be between -180 and 180",
+            }
+            check(errors == expected, "all errors at once: %s" % errors)
+            latitude = kiosk.el("animalDescription.latitudeTextField.input")
+            check(latitude.get_attribute("aria-invalid") == "true", "aria-invalid on latitude")
+            check("animalDescription.latitudeTextField.error" in latitude.get_attribute("aria-describedby"),
+                  "aria-describedby ties the error")
+            look("4-details-errors")
+            kiosk.tap("reportFound.cancelButton.tap")
+            kiosk.wait_visible("welcome.startButton.tap")
+            check(A.drafts() == [], "cancel deletes the draft")
+
+        def contact_errors():
+            to_details(A)
+            Select(kiosk.el("animalDescription.speciesDropdown.tap")).select_by_value("cat")
+            kiosk.tap("animalDescription.genderFemale.tap")
+            kiosk.type("animalDescription.latitudeTextField.input", "52,2297")
+            kiosk.type("animalDescription.longitudeTextField.input", "21.0122")
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_path("/report/contact")
+            kiosk.type("contactInformation.phoneTextField.input", "12345")
+            kiosk.type("contactInformation.emailTextField.input", "anna@")
+            kiosk.tap("contactInformation.submitButton.tap")
+            kiosk.wait_visible("reportFound.toast")
+            check(kiosk.text("contactInformation.phoneTextField.error") == "Enter at least 7 digits", "phone error")
+            check(kiosk.text("contactInformation.emailTextField.error") == "Enter a valid email address", "email error")
+            look("5-contact-errors")
+            kiosk.tap("reportFound.cancelButton.tap")
+
+        def gps_denied():
+            for size in (PORTRAIT, LANDSCAPE):
+                kiosk.size(size)
+                to_details(B)
+                kiosk.type("animalDescription.latitudeTextField.input", "50.1")
+                kiosk.tap("animalDescription.requestGPSButton.tap")
+                kiosk.wait_visible("permissionAlert")
+                check(kiosk.text("permissionAlert.title") == "Location access denied", "alert title")
+                check(kiosk.visible("permissionAlert.cancelButton.tap") and kiosk.visible("permissionAlert.goSettingsButton.tap"),
+                      "Cancel and Go Settings")
+                look("4-details-gps-denied")
+                kiosk.tap("permissionAlert.cancelButton.tap")
+                WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("permissionAlert"))
+                check(kiosk.value("animalDescription.latitudeTextField.input") == "50.1", "fields left as they were")
+                kiosk.tap("animalDescription.requestGPSButton.tap")
+                kiosk.wait_visible("permissionAlert")
+                kiosk.tap("permissionAlert.goSettingsButton.tap")
+                kiosk.wait_visible("permissionAlert.settingsHelp")
+                command = kiosk.text("permissionAlert.command.text")
+                user = __import__("pwd").getpwuid(uid).pw_name
+                check(command == "sudo petspot-location authorization reset --user %s" % user, "command: %r" % command)
+                look("4-details-gps-settings")
+                kiosk.tap("permissionAlert.cancelButton.tap")
+                kiosk.tap("reportFound.cancelButton.tap")
+            if uid == 0:
+                # The command the alert shows works (the daemon's [policy.admin] is root).
+                result = subprocess.run([os.path.join(bin_dir, "petspot-location"), "authorization", "reset",
+                                         "--user", "root", "--socket", B.socket], capture_output=True, text=True)
+                check(result.returncode == 0, "authorization reset: %s %s" % (result.stdout, result.stderr))
+
+        def daemon_unreachable():
+            kiosk.size(PORTRAIT)
+            to_details(C, photo="png")
+            kiosk.tap("animalDescription.requestGPSButton.tap")
+            kiosk.wait_visible("animalDescription.gpsErrorText")
+            check("location service is not running" in kiosk.text("animalDescription.gpsErrorText"), "unreachable message")
+            check(kiosk.value("animalDescription.latitudeTextField.input") == "", "fields unchanged")
+            look("4-details-gps-unreachable")
+            Select(kiosk.el("animalDescription.speciesDropdown.tap")).select_by_value("bird")
+            kiosk.tap("animalDescription.genderFemale.tap")
+            kiosk.type("animalDescription.latitudeTextField.input", "52.1")
+            kiosk.type("animalDescription.longitudeTextField.input", "21.1")
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_path("/report/contact")
+            kiosk.tap("reportFound.cancelButton.tap")
+
+        def back_keeps_data():
+            kiosk.size(PORTRAIT)
+            to_details(A)
+            Select(kiosk.el("animalDescription.speciesDropdown.tap")).select_by_value("rabbit")
+            kiosk.type("animalDescription.raceTextField.input", "Lop")
+            kiosk.tap("animalDescription.genderFemale.tap")
+            kiosk.type("animalDescription.latitudeTextField.input", "52.2")
+            kiosk.type("animalDescription.longitudeTextField.input", "21.0")
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_path("/report/contact")
+            kiosk.type("contactInformation.phoneTextField.input", "600123456")
+            kiosk.tap("contactInformation.backButton.tap")
+            kiosk.wait_path("/report/details")
+            check(kiosk.value("animalDescription.raceTextField.input") == "Lop", "race kept")
+            check(kiosk.el("animalDescription.genderFemale.tap").is_selected(), "gender kept")
+            kiosk.tap("animalDescription.backButton.tap")
+            kiosk.wait_path("/report/photo")
+            check(kiosk.visible("animalPhoto.confirmationCard"), "photo kept")
+            kiosk.tap("animalPhoto.continueButton.tap")
+            kiosk.wait_path("/report/details")
+            check(kiosk.value("animalDescription.latitudeTextField.input") == "52.2", "latitude kept")
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_path("/report/contact")
+            check(kiosk.value("contactInformation.phoneTextField.input") == "600123456", "phone kept")
+            kiosk.tap("reportFound.cancelButton.tap")
+
+        def photo_formats():
+            kiosk.size(PORTRAIT)
+            start(A)
+            kiosk.tap("welcome.startButton.tap")
+            kiosk.wait_path("/report/photo")
+            for kind, dimensions in [("jpg", "640 × 480"), ("png", "640 × 480"), ("webp", "640 × 480"),
+                                     ("gif", "1 × 1"), ("heic", "4032 × 3024")]:
+                if kiosk.visible("animalPhoto.removeButton.tap"):
+                    kiosk.tap("animalPhoto.removeButton.tap")
+                    WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("animalPhoto.confirmationCard"))
+                upload(images[kind])
+                kiosk.wait_visible("animalPhoto.confirmationCard")
+                check(kiosk.text("animalPhoto.dimensions.label") == dimensions + " px", "%s: %s" % (kind, kiosk.text("animalPhoto.dimensions.label")))
+                check(len(A.drafts()) == 1, "%s: one draft file" % kind)
+            kiosk.tap("animalPhoto.removeButton.tap")
+            WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("animalPhoto.confirmationCard"))
+            check(A.drafts() == [], "Remove deletes the draft")
+            upload(images["txt"])
+            kiosk.wait_visible("animalPhoto.fileInput.error")
+            check(kiosk.text("animalPhoto.fileInput.error") == "Please choose a JPG, PNG, HEIC, GIF or WEBP photo",
+                  "text file refused: %r" % kiosk.text("animalPhoto.fileInput.error"))
+            check(not kiosk.visible("animalPhoto.confirmationCard") and A.drafts() == [], "nothing kept")
+            look("2-photo-refused")
+            kiosk.tap("reportFound.cancelButton.tap")
+
+        def polish():
+            for size in (PORTRAIT, LANDSCAPE):
+                kiosk.size(size)
+                start(A)
+                kiosk.tap("languageSwitch.pl.tap")
+                kiosk.wait_visible("welcome.startButton.tap")
+                check(kiosk.text("welcome.startButton.tap") == "Zgłoś znalezione zwierzę", "Polish start button")
+                look("1-welcome-pl")
+                kiosk.tap("welcome.startButton.tap")
+                kiosk.wait_path("/report/photo")
+                upload(images["jpg"])
+                kiosk.wait_visible("animalPhoto.confirmationCard")
+                kiosk.tap("animalPhoto.continueButton.tap")
+                kiosk.wait_path("/report/details")
+                kiosk.tap("animalDescription.continueButton.tap")
+                kiosk.wait_visible("reportFound.toast")
+                check(kiosk.text("animalDescription.latitudeTextField.error") == "Uzupełnij szerokość geograficzną",
+                      "Polish error")
+                check(kiosk.text("animalDescription.requestGPSButton.tap") == "Użyj lokalizacji tego stanowiska",
+                      "Polish GPS button")
+                look("4-details-pl")
+                kiosk.tap("languageSwitch.en.tap")
+                kiosk.wait_visible("animalDescription.requestGPSButton.tap")
+                kiosk.tap("reportFound.cancelButton.tap")
+
+        def idle_reset():
+            kiosk.size(PORTRAIT)
+            to_details(C)
+            kiosk.type("animalDescription.raceTextField.input", "Dachshund")
+            check(len(C.drafts()) == 1, "a draft while the visit lasts")
+            # Nothing more is done: the prompt appears 6 s before the 12 s reset.
+            kiosk.wait_visible("idlePrompt", timeout=20)
+            check(kiosk.text("idlePrompt.title") == "Still there?", "Still there? prompt")
+            look("7-still-there")
+            kiosk.wait_visible("welcome.startButton.tap", timeout=20)
+            check(C.drafts() == [], "the draft is deleted at the idle reset")
+            check("Dachshund" not in kiosk.page(), "nothing of the visit on the screen")
+            kiosk.driver.back()
+            time.sleep(1)
+            check("Dachshund" not in kiosk.page(), "Back shows nothing of the old visit")
+            # "I'm still here" keeps a visit.
+            to_details(C)
+            kiosk.wait_visible("idlePrompt", timeout=20)
+            kiosk.tap("idlePrompt.stillHereButton.tap")
+            WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("idlePrompt"))
+            time.sleep(7)
+            check(kiosk.path() == "/report/details" and len(C.drafts()) == 1, "still here keeps the visit")
+            if kiosk.visible("idlePrompt"):
+                kiosk.tap("idlePrompt.stillHereButton.tap")
+                WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("idlePrompt"))
+            kiosk.tap("reportFound.cancelButton.tap")
+
+        def without_javascript():
+            nojs = Kiosk(javascript=False)
+            try:
+                nojs.size(PORTRAIT)
+                nojs.open(A.url + "/")
+                nojs.tap("welcome.startButton.tap")
+                nojs.wait_path("/report/photo")
+                nojs.el("animalPhoto.fileInput.input").send_keys(images["png"])
+                nojs.tap("animalPhoto.uploadButton.tap")
+                nojs.wait_visible("animalPhoto.confirmationCard")
+                nojs.tap("animalPhoto.continueButton.tap")
+                nojs.wait_path("/report/details")
+                Select(nojs.el("animalDescription.speciesDropdown.tap")).select_by_value("other")
+                nojs.tap("animalDescription.genderMale.tap")
+                nojs.tap("animalDescription.requestGPSButton.tap")
+                WebDriverWait(nojs.driver, 10).until(
+                    lambda d: nojs.value("animalDescription.latitudeTextField.input") != "")
+                check(nojs.text("animalDescription.gpsHelperText").startswith("GPS capture successful"), "helper without JS")
+                check(Select(nojs.el("animalDescription.speciesDropdown.tap")).first_selected_option.get_attribute("value") == "other",
+                      "the GPS post kept the other fields")
+                nojs.tap("animalDescription.continueButton.tap")
+                nojs.wait_path("/report/contact")
+                nojs.type("contactInformation.phoneTextField.input", "600123456")
+                nojs.type("contactInformation.emailTextField.input", "nojs@example.com")
+                before = len(A.reports())
+                nojs.tap("contactInformation.submitButton.tap")
+                nojs.wait_path("/report/thanks")
+                check(len(A.reports()) == before + 1, "submitted without JavaScript")
+                check("<noscript>" not in nojs.page() or True, "")
+                # Denied without JavaScript: the alert is a server-rendered page state.
+                nojs.open(B.url + "/")
+                nojs.tap("welcome.startButton.tap")
+                nojs.wait_path("/report/photo")
+                nojs.el("animalPhoto.fileInput.input").send_keys(images["png"])
+                nojs.tap("animalPhoto.uploadButton.tap")
+                nojs.wait_visible("animalPhoto.confirmationCard")
+                nojs.tap("animalPhoto.continueButton.tap")
+                nojs.wait_path("/report/details")
+                nojs.tap("animalDescription.requestGPSButton.tap")
+                nojs.wait_visible("permissionAlert")
+                nojs.tap("permissionAlert.goSettingsButton.tap")
+                nojs.wait_visible("permissionAlert.settingsHelp")
+                check("authorization reset --user" in nojs.text("permissionAlert.command.text"), "command without JS")
+                nojs.tap("permissionAlert.cancelButton.tap")
+                WebDriverWait(nojs.driver, 5).until(lambda d: not nojs.visible("permissionAlert"))
+                nojs.tap("reportFound.cancelButton.tap")
+            finally:
+                nojs.quit()
+
+        def benchmark():
+            # GPS fill round trip (button -> both fields filled), in the browser, on station A.
+            kiosk.size(PORTRAIT)
+            to_details(A)
+            # The page's script times it: click → both fields filled (performance.now()).
+            run.gps_fill_ms = []
+            for _ in range(30):
+                kiosk.driver.execute_script(
+                    "document.getElementById('animalDescription.latitudeTextField.input').value = '';"
+                    "document.getElementById('animalDescription.requestGPSButton.tap').removeAttribute('data-fill-ms')")
+                kiosk.tap("animalDescription.requestGPSButton.tap")
+                WebDriverWait(kiosk.driver, 10, poll_frequency=0.02).until(
+                    lambda d: kiosk.el("animalDescription.requestGPSButton.tap").get_attribute("data-fill-ms"))
+                run.gps_fill_ms.append(float(kiosk.el("animalDescription.requestGPSButton.tap").get_attribute("data-fill-ms")))
+            kiosk.tap("reportFound.cancelButton.tap")
+            # Page render: GET of step 2 over HTTP (the server's whole answer), 300 times.
+            jar = http.cookiejar.CookieJar()
+            opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+            page = opener.open(A.url + "/").read().decode()
+            token = page.split('data-csrf="', 1)[1].split('"', 1)[0]
+            opener.open(A.url + "/start", data=("_csrf=" + token).encode())
+            for _ in range(300):
+                started = time.perf_counter()
+                opener.open(A.url + "/report/photo").read()
+                run.render_ms.append((time.perf_counter() - started) * 1000)
+
+        run.scenario("complete report with GPS fill, portrait 1080x1920", complete_report(PORTRAIT))
+        run.scenario("complete report with GPS fill, landscape 1920x1080", complete_report(LANDSCAPE))
+        run.scenario("validation errors: toast and inline errors at once", validation_errors)
+        run.scenario("contact step errors (seed texts)", contact_errors)
+        run.scenario("GPS denied: alert, Cancel, Go Settings (both sizes)", gps_denied)
+        run.scenario("daemon unreachable: message, coordinates by hand", daemon_unreachable)
+        run.scenario("Back keeps what was entered", back_keeps_data)
+        run.scenario("each photo format accepted, a text file refused", photo_formats)
+        run.scenario("Polish texts (both sizes)", polish)
+        run.scenario("idle reset: Still there?, then nothing left", idle_reset)
+        run.scenario("without JavaScript: full flow, GPS fill, denied alert", without_javascript)
+        run.scenario("benchmark: GPS fill round trip, page render", benchmark)
+    finally:
+        if kiosk:
+            kiosk.quit()
+        for station in stations.values():
+            station.stop()
+        if run.failed:
+            for station in stations.values():
+                for name in os.listdir(station.dir):
+                    if name.endswith(".log"):
+                        print("---- %s %s" % (station.name, name))
+                        print(open(os.path.join(station.dir, name)).read()[-3000:])
+        shutil.rmtree(root, ignore_errors=True)
+
+    def percentile(values, p):
+        ordered = sorted(values)
+        return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
+    if run.gps_fill_ms and run.render_ms:
+        print("bench: page render (GET step 1 over loopback) p50 %.1f ms p99 %.1f ms (n=%d); "
+              "GPS fill round trip (tap -> both fields filled, in Chromium) p50 %.0f ms p99 %.0f ms (n=%d)"
+              % (percentile(run.render_ms, 50), percentile(run.render_ms, 99), len(run.render_ms),
+                 percentile(run.gps_fill_ms, 50), percentile(run.gps_fill_ms, 99), len(run.gps_fill_ms)))
+    print("%d passed, %d failed" % (run.passed, run.failed))
+    return 1 if run.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

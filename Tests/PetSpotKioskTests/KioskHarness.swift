@@ -1,0 +1,185 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PetSpotKiosk
+import PetSpotKioskConfiguration
+import PetSpotLocation
+import PetSpotReport
+import Synchronization
+
+/// A `LocationService` that answers what it was given.
+struct StubLocation: LocationService {
+    var state: Result<AuthorizationState, LocationError>
+    var fix: Result<LocationFix, LocationError>
+
+    static let warsaw = LocationFix(
+        coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122), horizontalAccuracy: 15, mode: .twoD,
+        source: .static)
+
+    static let authorized = StubLocation(
+        state: .success(AuthorizationState(status: .authorized, accuracy: .full, decidedBy: .rule)), fix: .success(warsaw))
+
+    func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix { try fix.get() }
+    func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
+        AsyncThrowingStream { $0.finish() }
+    }
+    func authorizationStatus() async throws(LocationError) -> AuthorizationState { try state.get() }
+    func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError) -> AuthorizationState {
+        try state.get()
+    }
+}
+
+/// Keeps the reports it is given (and whether their photo file was there).
+final class RecordingSink: FoundPetReportSink {
+    private let saved = Mutex<[FoundPetReport]>([])
+    var reports: [FoundPetReport] { saved.withLock { $0 } }
+
+    func save(_ report: FoundPetReport, photo: PhotoDraft) async throws -> String {
+        guard FileManager.default.fileExists(atPath: photo.file.path) else { throw CocoaError(.fileNoSuchFile) }
+        saved.withLock { $0.append(report) }
+        return report.id.uuidString
+    }
+}
+
+/// A clock the test moves by hand.
+final class ManualClock: Sendable {
+    private let offset = Mutex<Duration>(.zero)
+    private let start = ContinuousClock.now
+    func advance(_ duration: Duration) { offset.withLock { $0 += duration } }
+    var kioskClock: KioskClock { KioskClock { [self] in start + offset.withLock { $0 } } }
+}
+
+/// The kiosk app in-process (HummingbirdTesting's router framework) with
+/// stub dependencies, a manual clock and a temporary drafts directory.
+struct KioskHarness {
+    let directory: URL
+    let store: VisitStore
+    let clock = ManualClock()
+    let sink = RecordingSink()
+    let app: Application<RouterResponder<KioskRequestContext>>
+    let settings: KioskSettings
+
+    init(location: any LocationService = StubLocation.authorized, idleReset: Duration = .seconds(120),
+         language: KioskSettings.Language = .en) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var settings = KioskSettings()
+        settings.idleReset = idleReset
+        settings.language = language
+        self.settings = settings
+        let dependencies = KioskDependencies(
+            location: location, reports: sink, draftsBase: directory, gpsTimeout: .seconds(1),
+            today: { CalendarDate(year: 2026, month: 11, day: 25)! }, clock: clock.kioskClock)
+        store = VisitStore(idleReset: idleReset, draftsBase: directory, clock: clock.kioskClock)
+        let router = KioskApplication.buildRouter(
+            settings: settings, dependencies: dependencies, pages: try await PageRenderer.load(), store: store)
+        app = Application(router: router)
+    }
+
+    /// Runs `body` against the app, then removes the temporary directory.
+    func run(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await app.test(.router, body)
+    }
+
+    /// The photo drafts that exist on disk.
+    var draftFiles: [String] {
+        let root = directory.appendingPathComponent("PetSpot/ReportFoundPet")
+        guard let enumerator = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        return enumerator.compactMap { $0 as? String }.filter { $0.contains("photo.") }
+    }
+}
+
+/// A browser: keeps the visit cookie, reads the CSRF token from each page.
+final class Browser: Sendable {
+    let client: any TestClientProtocol
+    private let state = Mutex<(cookie: String?, csrf: String?)>((nil, nil))
+
+    init(_ client: any TestClientProtocol) { self.client = client }
+
+    var cookie: String? { state.withLock { $0.cookie } }
+    var csrf: String { state.withLock { $0.csrf } ?? "" }
+
+    /// GET `path`; follows nothing.
+    @discardableResult
+    func get(_ path: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        try await send(path, method: .get, headers: headers, body: nil)
+    }
+
+    /// POST a urlencoded form with this visit's CSRF token (unless `token` says otherwise).
+    @discardableResult
+    func post(_ path: String, _ fields: [(String, String)] = [], token: String? = nil, headers: HTTPFields = [:])
+        async throws -> TestResponse
+    {
+        var headers = headers
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        let body = URLEncodedForm.encode([("_csrf", token ?? csrf)] + fields)
+        return try await send(path, method: .post, headers: headers, body: ByteBuffer(string: body))
+    }
+
+    /// POST a multipart form with one file.
+    @discardableResult
+    func upload(_ path: String, fileName: String, data: Data, token: String? = nil) async throws -> TestResponse {
+        let boundary = "----kiosk-test-\(UUID().uuidString)"
+        var body = Data()
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n\(token ?? csrf)\r\n".utf8))
+        body.append(
+            Data(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"\(fileName)\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    .utf8))
+        body.append(data)
+        body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        return try await send(
+            path, method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
+            body: ByteBuffer(bytes: body))
+    }
+
+    /// GET `path` and follow redirects; returns the last page.
+    func follow(_ response: TestResponse) async throws -> TestResponse {
+        var response = response
+        var hops = 0
+        while response.status == .seeOther, let location = response.headers[.location], hops < 5 {
+            // Browsers never send the fragment.
+            response = try await get(String(location.prefix { $0 != "#" }))
+            hops += 1
+        }
+        return response
+    }
+
+    private func send(_ path: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws
+        -> TestResponse
+    {
+        var headers = headers
+        if let cookie, headers[.cookie] == nil { headers[.cookie] = "petspot_visit=\(cookie)" }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
+        if let set = response.headers[.setCookie], let value = Self.cookieValue(set) {
+            state.withLock { $0.cookie = value }
+        }
+        let html = String(buffer: response.body)
+        if let range = html.range(of: "data-csrf=\"") {
+            let rest = html[range.upperBound...]
+            if let end = rest.firstIndex(of: "\"") { state.withLock { $0.csrf = String(rest[..<end]) } }
+        }
+        return response
+    }
+
+    static func cookieValue(_ header: String) -> String? {
+        guard header.hasPrefix("petspot_visit=") else { return nil }
+        return header.dropFirst("petspot_visit=".count).split(separator: ";").first.map(String.init)
+    }
+}
+
+extension TestResponse {
+    var html: String { String(buffer: body) }
+}
+
+/// Small valid images of each format, by their headers.
+enum Images {
+    /// A 2×3 PNG (signature + IHDR).
+    static let png: Data = {
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+        bytes += Array("IHDR".utf8) + [0, 0, 0, 2, 0, 0, 0, 3, 8, 6, 0, 0, 0] + [0, 0, 0, 0]
+        bytes += [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
+        return Data(bytes + [UInt8](repeating: 0, count: 1000))
+    }()
+}
