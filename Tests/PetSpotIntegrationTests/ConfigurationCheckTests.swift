@@ -61,7 +61,10 @@ struct ConfigurationCheckTests {
     @Test("the shipped example configurations validate, and the effective configuration round-trips")
     func shippedConfigurations() throws {
         let configDirectory = RepositoryPaths.root + "/config"
-        let files = try FileManager.default.contentsOfDirectory(atPath: configDirectory).filter { $0.hasSuffix(".toml") }
+        // kiosk.toml is the kiosk's own file (petspot-kiosk --check-config), not the daemon's.
+        let files = try FileManager.default.contentsOfDirectory(atPath: configDirectory).filter {
+            $0.hasSuffix(".toml") && $0 != "kiosk.toml"
+        }
         #expect(!files.isEmpty)
         for file in files {
             let run = try ChildProcess.run(
