@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "PetSpotDelivery",
             dependencies: [
-                "PetSpotOutbox", "PetSpotReport", logging,
+                "PetSpotOutbox", "PetSpotReport", "PetSpotKioskConfiguration", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -179,7 +179,10 @@ let package = Package(
         .executableTarget(
             name: "petspot-report",
             dependencies: [
-                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", argumentParser,
+                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", "PetSpotOutbox",
+                "PetSpotDelivery", "PetSpotKioskConfiguration", "PetSpotConfiguration", argumentParser, logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -200,7 +203,7 @@ let package = Package(
             name: "petspot-bench",
             dependencies: [
                 "PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotHotPath", "CEpoll",
-                argumentParser,
+                "PetSpotOutbox", "PetSpotDelivery", "PetSpotReport", argumentParser, logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -272,7 +275,26 @@ let package = Package(
             name: "PetSpotIntegrationTests",
             dependencies: [
                 "TestSupport", "PetSpotLocation", "PetSpotLocationClient", "PetSpotProtocol",
-                "petspot-locationd", "petspot-location", "petspot-report",
+                "petspot-locationd", "petspot-location", "petspot-report", "petspot-bench",
+                "DeliveryTestSupport", "PetSpotOutbox", "PetSpotReport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotKioskConfigurationTests",
+            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotOutboxTests",
+            dependencies: ["PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotDeliveryTests",
+            dependencies: [
+                "PetSpotDelivery", "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", logging,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -286,5 +308,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // The stand-in backend (Tests/Fixtures/receiver.py), report fixtures, a fast clock.
+        .target(
+            name: "DeliveryTestSupport",
+            dependencies: ["TestSupport", "PetSpotReport", "PetSpotDelivery"],
+            path: "Tests/DeliveryTestSupport",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

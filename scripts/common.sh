@@ -37,5 +37,6 @@ ensure_packages() {
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# What building needs: libgps (the gpsd source links it) and pkg-config to find it.
-build_packages=(pkg-config libgps-dev)
+# What building needs: libgps (the gpsd source links it) and pkg-config to find
+# it; SQLite for the delivery outbox (GRDB links the system library).
+build_packages=(pkg-config libgps-dev libsqlite3-dev)

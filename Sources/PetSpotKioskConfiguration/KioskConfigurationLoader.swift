@@ -212,7 +212,7 @@ private struct KioskParser {
         }
         let rest = text.dropFirst(isHTTPS ? 8 : 7)
         let authority = rest.prefix { $0 != "/" }
-        if text.contains("?") || text.contains("#") || text.contains(" ") {
+        if text.contains("?") || text.contains("#") || text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             return "must be a base URL without query, fragment or spaces, found \"\(text)\""
         }
         if authority.contains("@") { return "must not carry credentials (use token_file), found \"\(text)\"" }

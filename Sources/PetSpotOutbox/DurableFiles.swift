@@ -128,6 +128,12 @@ enum DurableFiles {
         return names.sorted()
     }
 
+    /// Creates an empty file with `mode` (best effort: SQLite reports real problems).
+    static func createEmpty(_ path: String, mode: mode_t) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, mode)
+        if descriptor >= 0 { close(descriptor) }
+    }
+
     static func exists(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0

@@ -47,12 +47,15 @@ extension Outbox {
         let photos = photosDirectory
         return try await write { db throws(OutboxError) in
             do {
+                // `+nextAttemptAt`: walk report_order (state, createdAt, seq) in
+                // order and stop at the first due row, instead of sorting every
+                // pending row on each claim (a full queue of 10,000).
                 guard
                     let row = try Row.fetchOne(
                         db,
                         sql: """
                             SELECT seq, id, announcement, photoFile, photoMimeType, photoBytes, attempts FROM report
-                            WHERE state = 'pending' AND nextAttemptAt <= ?
+                            WHERE state = 'pending' AND +nextAttemptAt <= ?
                             ORDER BY createdAt, seq LIMIT 1
                             """,
                         arguments: [now.timeIntervalSince1970])

@@ -52,7 +52,7 @@ extension Outbox {
                         purgedAt DOUBLE
                     );
                     CREATE INDEX report_due ON report (state, nextAttemptAt);
-                    CREATE INDEX report_order ON report (createdAt, seq);
+                    CREATE INDEX report_order ON report (state, createdAt, seq);
                     """)
         }
         return migrator

@@ -144,11 +144,29 @@ extension Outbox {
     static func entry(_ row: Row) -> OutboxEntry {
         func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(timeIntervalSince1970:)) }
         return OutboxEntry(
-            id: UUID(uuidString: row["id"]) ?? UUID(), state: OutboxState(rawValue: row["state"]) ?? .pending,
+            id: row["id"], state: OutboxState(rawValue: row["state"]) ?? .pending,
             createdAt: date("createdAt") ?? Date(timeIntervalSince1970: 0),
             enqueuedAt: date("enqueuedAt") ?? Date(timeIntervalSince1970: 0), attempts: row["attempts"],
             nextAttemptAt: date("nextAttemptAt"), lastAttemptAt: date("lastAttemptAt"), lastStatus: row["lastStatus"],
             lastError: row["lastError"], deliveredAt: date("deliveredAt"), rejectedAt: date("rejectedAt"),
             backendReference: row["backendReference"], purgedAt: date("purgedAt"), photoBytes: row["photoBytes"])
+    }
+}
+
+/// What the database holds for one report, for tests and diagnostics.
+package struct StoredReport: Sendable, Hashable {
+    package var announcement: Data?
+    package var stationOnly: Data?
+    package var photoFile: String?
+}
+
+extension Outbox {
+    /// The stored payloads of report `id` (lowercase), or `nil`.
+    package func stored(_ id: String) async throws(OutboxError) -> StoredReport? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT announcement, stationOnly, photoFile FROM report WHERE id = ?", arguments: [id]
+            ).map { StoredReport(announcement: $0["announcement"], stationOnly: $0["stationOnly"], photoFile: $0["photoFile"]) }
+        }
     }
 }

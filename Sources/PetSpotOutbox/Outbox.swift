@@ -101,6 +101,10 @@ public final class Outbox: Sendable {
         try DurableFiles.makeDirectory("\(directory)/photos")
         var notes: [OpeningNote] = []
         let databasePath = "\(directory)/\(databaseFileName)"
+        if !DurableFiles.exists(databasePath) {
+            // Personal data: owner only. SQLite gives the -wal and -shm files the same mode.
+            DurableFiles.createEmpty(databasePath, mode: 0o600)
+        }
         let database: DatabaseQueue
         do {
             database = try openDatabase(path: databasePath, options: options)

@@ -3,8 +3,8 @@ import Foundation
 /// One report as the operator sees it: states, times and errors, no
 /// personal data (no contact, no position, no photo).
 public struct OutboxEntry: Sendable, Hashable, Codable {
-    /// The report id (also the `Idempotency-Key`).
-    public var id: UUID
+    /// The report id, a lowercase UUID (also the `Idempotency-Key`).
+    public var id: String
     public var state: OutboxState
     /// When the report was submitted.
     public var createdAt: Date
@@ -30,7 +30,7 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     public var photoBytes: Int
 
     public init(
-        id: UUID, state: OutboxState, createdAt: Date, enqueuedAt: Date, attempts: Int, nextAttemptAt: Date?,
+        id: String, state: OutboxState, createdAt: Date, enqueuedAt: Date, attempts: Int, nextAttemptAt: Date?,
         lastAttemptAt: Date?, lastStatus: Int?, lastError: String?, deliveredAt: Date?, rejectedAt: Date?,
         backendReference: String?, purgedAt: Date?, photoBytes: Int
     ) {

@@ -3,7 +3,7 @@ import Foundation
 
 /// `petspot-bench`: petspot-locationd beside gpsd and the socket floor.
 @main
-struct PetSpotBench: ParsableCommand {
+struct PetSpotBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "petspot-bench",
         abstract: "Benchmark petspot-locationd against gpsd's ?POLL; and the Unix/TCP socket floor.",
@@ -15,7 +15,7 @@ struct PetSpotBench: ParsableCommand {
             (the daemon, then a plain write-loop floor, with the reader's own CPU per line),
             RSS, and CPU while idle.
             """,
-        subcommands: [Run.self, Micro.self, Floor.self],
+        subcommands: [Run.self, Micro.self, OutboxHarness.self, Floor.self, EnqueueLoop.self],
         defaultSubcommand: Run.self)
 }
 

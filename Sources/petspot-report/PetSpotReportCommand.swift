@@ -5,7 +5,7 @@ import ArgumentParser
 struct PetSpotReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "petspot-report",
-        abstract: "Report a found pet from a terminal (kiosk).",
-        subcommands: [FoundCommand.self]
+        abstract: "Report a found pet from a terminal (kiosk); deliver and inspect the outbox.",
+        subcommands: [FoundCommand.self, SendCommand.self, OutboxCommand.self]
     )
 }

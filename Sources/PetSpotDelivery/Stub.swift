@@ -1,2 +1,0 @@
-import AsyncHTTPClient
-let stubClient: HTTPClient? = nil

@@ -1,0 +1,135 @@
+import Foundation
+import PetSpotConfiguration
+import PetSpotKioskConfiguration
+import Testing
+
+@Suite("config/kiosk.toml")
+struct KioskConfigurationLoaderTests {
+    @Test func emptyFileGivesTheDefaults() throws {
+        let configuration = try KioskConfigurationLoader.parse(text: "")
+        #expect(configuration == KioskConfiguration())
+        #expect(configuration.kiosk.host == "127.0.0.1" && configuration.kiosk.port == 8080)
+        #expect(configuration.kiosk.idleReset == .seconds(120))
+        #expect(configuration.location.gpsTimeout == .seconds(10))
+        #expect(configuration.outbox.path == "/var/lib/petspot-kiosk/outbox")
+        #expect(configuration.delivery == nil)
+    }
+
+    @Test func everyKey() throws {
+        let text = """
+            [kiosk]
+            listen = "[::1]:9090"
+            idle_reset = "2m"
+            language = "pl"
+
+            [location]
+            socket = "run/locationd.sock"
+            gps_timeout = 15
+
+            [outbox]
+            path = "outbox"
+
+            [delivery]
+            endpoint = "https://api.petspot.example/v1/"
+            token_file = "secrets/backend.token"
+            timeout = 30.5
+            retention = "14d"
+            max_in_flight = 2
+            retry_initial = "500ms"
+            retry_max = "10m"
+            """
+        // "500ms" is not a unit this file knows: one error, and nothing else.
+        #expect(throws: ConfigurationErrors.self) { try KioskConfigurationLoader.parse(text: text) }
+        let fixed = text.replacingOccurrences(of: "\"500ms\"", with: "0.5")
+        let configuration = try KioskConfigurationLoader.parse(text: fixed, baseDirectory: "/etc/petspot")
+        #expect(configuration.kiosk.host == "::1" && configuration.kiosk.port == 9090)
+        #expect(configuration.kiosk.idleReset == .seconds(120))
+        #expect(configuration.kiosk.language == .pl)
+        #expect(configuration.location.socket == "/etc/petspot/run/locationd.sock")
+        #expect(configuration.location.gpsTimeout == .seconds(15))
+        #expect(configuration.outbox.path == "/etc/petspot/outbox")
+        let delivery = try #require(configuration.delivery)
+        #expect(delivery.endpoint == "https://api.petspot.example/v1")
+        #expect(delivery.tokenFile == "/etc/petspot/secrets/backend.token")
+        #expect(delivery.timeout == .milliseconds(30_500))
+        #expect(delivery.retention == .seconds(14 * 86_400))
+        #expect(delivery.maxInFlight == 2)
+        #expect(delivery.retryInitial == .milliseconds(500))
+        #expect(delivery.retryMax == .seconds(600))
+    }
+
+    @Test func deliveryDefaults() throws {
+        let configuration = try KioskConfigurationLoader.parse(
+            text: "[delivery]\nendpoint = \"http://127.0.0.1:8000\"\ntoken_file = \"/t\"\n")
+        let delivery = try #require(configuration.delivery)
+        #expect(delivery.timeout == .seconds(60))
+        #expect(delivery.retention == .seconds(7 * 86_400))
+        #expect(delivery.maxInFlight == 1)
+    }
+
+    /// Each case: the file, then every error's description, in order.
+    static let invalid: [(String, [String])] = [
+        ("[kiosk]\nlisten = \"127.0.0.1:8080\"\nidel_reset = 5\n", ["line 3: kiosk.idel_reset: unknown key"]),
+        ("[kioks]\n", ["line 1: kioks: unknown key"]),
+        ("# comment\n\n[delivery]\nendpoint = \"https://x.example\"\ntoken_file = \"t\"\ntoken = \"abc\"\n",
+         ["line 6: delivery.token: unknown key"]),
+        ("[delivery]\nendpoint = \"http://backend.example\"\ntoken_file = \"t\"\n",
+         ["line 2: delivery.endpoint: must be https:// (plain http:// only to a loopback host: the token would travel in clear), found \"http://backend.example\""]),
+        ("[delivery]\ntoken_file = \"t\"\n",
+         ["line 1: delivery.endpoint: is required in [delivery] (the backend's base URL)"]),
+        ("[delivery]\nendpoint = \"ftp://x\"\ntoken_file = \"t\"\nmax_in_flight = 0\nretention = -1\n", [
+            "line 2: delivery.endpoint: must be an https:// URL, found \"ftp://x\"",
+            "line 5: delivery.retention: must be greater than 0 and at most 31622400 seconds, found -1.0",
+            "line 4: delivery.max_in_flight: must be in 1...16, found 0",
+        ]),
+        ("[delivery]\nendpoint = \"https://u:p@x.example\"\ntoken_file = \"t\"\n",
+         ["line 2: delivery.endpoint: must not carry credentials (use token_file), found \"https://u:p@x.example\""]),
+        ("[kiosk]\nlisten = \"localhost\"\nlanguage = \"de\"\n", [
+            "line 2: kiosk.listen: must be HOST:PORT (port 1-65535), found \"localhost\"",
+            "line 3: kiosk.language: must be one of \"en\", \"pl\", found \"de\"",
+        ]),
+        ("[location]\ngps_timeout = 301\n",
+         ["line 2: location.gps_timeout: must be greater than 0 and at most 300 seconds, found 301.0"]),
+        ("[outbox]\npath = 3\n", ["line 2: outbox.path: expected a string, found an integer"]),
+        ("[delivery]\nendpoint = \"\"\"\nhttps://x\n\"\"\"\ntoken_file = \"t\"\nbogus = 1\n", [
+            "line 2: delivery.endpoint: must be a base URL without query, fragment or spaces, found \"https://x\n\"",
+            "line 6: delivery.bogus: unknown key",
+        ]),
+    ]
+
+    @Test(arguments: 0..<invalid.count)
+    func invalidFilesNameKeyAndLine(index: Int) {
+        let (text, expected) = Self.invalid[index]
+        do {
+            _ = try KioskConfigurationLoader.parse(text: text)
+            Issue.record("accepted: \(text)")
+        } catch {
+            #expect(error.errors.map(\.description) == expected, "\(text)")
+        }
+    }
+
+    @Test func syntaxErrorHasItsLine() {
+        do {
+            _ = try KioskConfigurationLoader.parse(text: "[kiosk]\nlisten = \n")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.first?.line == 2)
+        }
+    }
+
+    @Test func missingFileIsOneError() {
+        do {
+            _ = try KioskConfigurationLoader.load(path: "/nonexistent/kiosk.toml")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.contains("cannot read configuration file /nonexistent/kiosk.toml"))
+        }
+    }
+
+    @Test func theShippedExampleLoads() throws {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        let configuration = try KioskConfigurationLoader.load(path: url.path + "/config/kiosk.toml")
+        #expect(configuration.delivery != nil)
+    }
+}
