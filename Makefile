@@ -17,7 +17,8 @@ MANDIR     ?= $(PREFIX)/share/man
 INSTALL    ?= install
 
 SWIFT_RELEASE_FLAGS = -c release --static-swift-stdlib
-PRODUCTS = petspot-locationd petspot-location petspot-report
+PRODUCTS = petspot-locationd petspot-location petspot-report petspot-kiosk
+DATADIR    ?= $(PREFIX)/share
 BIN_DIR = .build/release
 MAN_DIR = .build/man
 
@@ -39,17 +40,29 @@ install: build man
 		systemd/petspot-locationd.service > $(DESTDIR)$(UNITDIR)/petspot-locationd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/petspot-locationd.service
 	$(INSTALL) -m 0644 systemd/petspot-locationd.socket $(DESTDIR)$(UNITDIR)/
+	sed 's|/usr/bin/petspot-kiosk|$(BINDIR)/petspot-kiosk|; s|/etc/petspot/|$(SYSCONFDIR)/petspot/|g' \
+		systemd/petspot-kiosk.service > $(DESTDIR)$(UNITDIR)/petspot-kiosk.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/petspot-kiosk.service
+	$(INSTALL) -m 0644 systemd/petspot-kiosk-browser.service $(DESTDIR)$(UNITDIR)/
+	$(INSTALL) -m 0644 systemd/petspot-kiosk.sysusers $(DESTDIR)$(SYSUSERSDIR)/petspot-kiosk.conf
+	# The kiosk's templates and static files (found next to ../share/petspot-kiosk from the binary).
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/petspot-kiosk/templates $(DESTDIR)$(DATADIR)/petspot-kiosk/static
+	$(INSTALL) -m 0644 Sources/PetSpotKiosk/Resources/templates/*.mustache $(DESTDIR)$(DATADIR)/petspot-kiosk/templates/
+	$(INSTALL) -m 0644 Sources/PetSpotKiosk/Resources/static/* $(DESTDIR)$(DATADIR)/petspot-kiosk/static/
 	$(INSTALL) -m 0644 systemd/petspot-locationd.sysusers $(DESTDIR)$(SYSUSERSDIR)/petspot-locationd.conf
 	$(INSTALL) -m 0644 systemd/petspot-locationd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/petspot-locationd.conf
 	$(INSTALL) -d $(DESTDIR)$(SYSCONFDIR)/petspot
 	# Never overwrite an administrator's configuration.
 	test -e $(DESTDIR)$(SYSCONFDIR)/petspot/locationd.toml || \
 		$(INSTALL) -m 0644 config/locationd.toml $(DESTDIR)$(SYSCONFDIR)/petspot/locationd.toml
+	test -e $(DESTDIR)$(SYSCONFDIR)/petspot/kiosk.toml || \
+		$(INSTALL) -m 0644 config/kiosk.toml $(DESTDIR)$(SYSCONFDIR)/petspot/kiosk.toml
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL) -m 0644 $(MAN_DIR)/*.1.gz $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 0644 $(MAN_DIR)/*.8.gz $(DESTDIR)$(MANDIR)/man8/
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		systemd-sysusers petspot-locationd.conf || true; \
+		systemd-sysusers petspot-kiosk.conf || true; \
 		systemd-tmpfiles --create petspot-locationd.conf || true; \
 		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
 		echo "Installed. Start with: systemctl enable --now petspot-locationd.socket"; \
@@ -58,9 +71,12 @@ install: build man
 uninstall:
 	for p in $(PRODUCTS); do rm -f $(DESTDIR)$(BINDIR)/$$p; done
 	rm -f $(DESTDIR)$(UNITDIR)/petspot-locationd.service $(DESTDIR)$(UNITDIR)/petspot-locationd.socket
+	rm -f $(DESTDIR)$(UNITDIR)/petspot-kiosk.service $(DESTDIR)$(UNITDIR)/petspot-kiosk-browser.service
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/petspot-kiosk.conf
+	rm -rf $(DESTDIR)$(DATADIR)/petspot-kiosk
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/petspot-locationd.conf $(DESTDIR)$(TMPFILESDIR)/petspot-locationd.conf
 	rm -f $(DESTDIR)$(MANDIR)/man8/petspot-locationd.8.gz $(DESTDIR)$(MANDIR)/man1/petspot-location.1.gz \
-		$(DESTDIR)$(MANDIR)/man1/petspot-report.1.gz
+		$(DESTDIR)$(MANDIR)/man1/petspot-report.1.gz $(DESTDIR)$(MANDIR)/man8/petspot-kiosk.8.gz
 
 deb: build man
 	scripts/build-deb $(BIN_DIR) $(MAN_DIR) dist

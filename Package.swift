@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "petspot-kiosk",
             dependencies: [
-                "PetSpotKiosk", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox",
+                "PetSpotKiosk", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox", "PetSpotDelivery",
                 "PetSpotLocationClient", "PetSpotReport", argumentParser, logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

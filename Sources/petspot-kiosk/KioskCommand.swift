@@ -3,11 +3,13 @@ import Foundation
 import Hummingbird
 import Logging
 import PetSpotConfiguration
+import PetSpotDelivery
 import PetSpotKiosk
 import PetSpotKioskConfiguration
 import PetSpotLocationClient
 import PetSpotOutbox
 import PetSpotReport
+import ServiceLifecycle
 
 /// `petspot-kiosk`: the kiosk station's web app (SPEC §7 "The kiosk station").
 @main
@@ -18,7 +20,8 @@ struct KioskCommand: AsyncParsableCommand {
         discussion: """
             Listens on [kiosk] listen (default 127.0.0.1:8080, loopback) and serves until
             SIGTERM or SIGINT. The GPS button asks petspot-locationd at [location] socket;
-            submitted reports go into the outbox at [outbox] path.
+            submitted reports go into the outbox at [outbox] path, and with a [delivery]
+            table the sender in this process delivers them to the backend (SPEC §8).
 
             Photo drafts live only while a visit lasts, under $CACHE_DIRECTORY (systemd's
             CacheDirectory=), else $XDG_CACHE_HOME, else ~/.cache: PetSpot/ReportFoundPet/.
@@ -90,8 +93,17 @@ struct KioskCommand: AsyncParsableCommand {
         let dependencies = KioskDependencies(
             location: LocationClient(socketPath: configuration.location.socket), reports: outbox,
             draftsBase: Self.cacheDirectory(), gpsTimeout: configuration.location.gpsTimeout)
+        var services: [any Service] = []
+        if let delivery = configuration.delivery {
+            if BearerToken.isWorldReadable(delivery.tokenFile) {
+                logger.warning("the token file \(delivery.tokenFile) is readable by every user: chmod 0640 it")
+            }
+            services.append(DeliverySender(outbox: outbox, configuration: .init(delivery), logger: logger))
+        } else {
+            logger.notice("no [delivery] table: reports are queued in the outbox and not sent")
+        }
         let app = try await KioskApplication.build(
-            settings: configuration.kiosk, dependencies: dependencies, logger: logger)
+            settings: configuration.kiosk, dependencies: dependencies, services: services, logger: logger)
         let host = configuration.kiosk.host.contains(":") ? "[\(configuration.kiosk.host)]" : configuration.kiosk.host
         logger.notice("serving on http://\(host):\(configuration.kiosk.port)/")
         try await app.runService()

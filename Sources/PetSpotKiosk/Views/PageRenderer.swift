@@ -10,9 +10,16 @@ public struct PageRenderer: Sendable {
     /// `/static/NAME` → bytes and content type.
     let staticFiles: [String: (bytes: ByteBuffer, contentType: String)]
 
-    /// Loads the templates and static files shipped with the module.
+    /// Loads the templates and static files: installed ones
+    /// (`<executable's directory>/../share/petspot-kiosk`, e.g. `/usr/share/petspot-kiosk`
+    /// from the package) when present, else the module's resources (a build tree).
     /// - Throws: when a template does not parse or a resource is missing.
     public static func load() async throws -> PageRenderer {
+        let installed = Bundle.main.executableURL?.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/petspot-kiosk", isDirectory: true)
+        if let installed, FileManager.default.fileExists(atPath: installed.appendingPathComponent("templates/page.mustache").path) {
+            return try await load(directory: installed)
+        }
         guard let root = Bundle.module.url(forResource: "Resources", withExtension: nil) else {
             throw KioskResourceError(detail: "the module's resources are missing")
         }
