@@ -139,7 +139,7 @@ let package = Package(
         .target(
             name: "PetSpotKiosk",
             dependencies: [
-                "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", logging,
+                "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox", logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -301,9 +301,10 @@ let package = Package(
         .testTarget(
             name: "PetSpotKioskTests",
             dependencies: [
-                "PetSpotKiosk", "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration",
+                "PetSpotKiosk", "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

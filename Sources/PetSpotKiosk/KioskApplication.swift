@@ -22,6 +22,7 @@ public enum KioskApplication {
             store: store, pages: pages, builder: PageBuilder(idleReset: settings.idleReset), dependencies: dependencies,
             logger: logger
         ).register(on: router)
+        AdminRoutes(pages: pages, status: dependencies.stationStatus).register(on: router)
         return router
     }
 

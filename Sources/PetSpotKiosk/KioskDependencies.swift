@@ -16,11 +16,16 @@ public struct KioskDependencies: Sendable {
     public var today: @Sendable () -> CalendarDate
     /// The monotonic clock of the idle reset.
     public var clock: KioskClock
+    /// The figures `/admin/status` shows (the outbox's summary in production).
+    public var stationStatus: @Sendable () async -> StationStatus
 
     public init(
         location: any LocationService, reports: any FoundPetReportSink, draftsBase: URL,
         gpsTimeout: Duration = .seconds(10), today: @escaping @Sendable () -> CalendarDate = { CalendarDate.day(of: Date()) },
-        clock: KioskClock = .continuous
+        clock: KioskClock = .continuous,
+        stationStatus: @escaping @Sendable () async -> StationStatus = {
+            StationStatus(outbox: .failure(.init(reason: "this kiosk was started without an outbox")))
+        }
     ) {
         self.location = location
         self.reports = reports
@@ -28,5 +33,6 @@ public struct KioskDependencies: Sendable {
         self.gpsTimeout = gpsTimeout
         self.today = today
         self.clock = clock
+        self.stationStatus = stationStatus
     }
 }

@@ -92,7 +92,14 @@ struct KioskCommand: AsyncParsableCommand {
         for note in outbox.openingNotes { logger.notice("outbox: \(note)") }
         let dependencies = KioskDependencies(
             location: LocationClient(socketPath: configuration.location.socket), reports: outbox,
-            draftsBase: Self.cacheDirectory(), gpsTimeout: configuration.location.gpsTimeout)
+            draftsBase: Self.cacheDirectory(), gpsTimeout: configuration.location.gpsTimeout,
+            stationStatus: {
+                do {
+                    return StationStatus(outbox: .success(try await outbox.summary()))
+                } catch {
+                    return StationStatus(outbox: .failure(.init(reason: "the outbox cannot be read: \(error)")))
+                }
+            })
         var services: [any Service] = []
         if let delivery = configuration.delivery {
             if BearerToken.isWorldReadable(delivery.tokenFile) {

@@ -60,16 +60,18 @@ struct KioskHarness {
     let settings: KioskSettings
 
     init(location: any LocationService = StubLocation.authorized, idleReset: Duration = .seconds(120),
-         language: KioskSettings.Language = .en) async throws {
+         language: KioskSettings.Language = .en, reports: (any FoundPetReportSink)? = nil,
+         stationStatus: (@Sendable () async -> StationStatus)? = nil) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var settings = KioskSettings()
         settings.idleReset = idleReset
         settings.language = language
         self.settings = settings
-        let dependencies = KioskDependencies(
-            location: location, reports: sink, draftsBase: directory, gpsTimeout: .seconds(1),
+        var dependencies = KioskDependencies(
+            location: location, reports: reports ?? sink, draftsBase: directory, gpsTimeout: .seconds(1),
             today: { CalendarDate(year: 2026, month: 11, day: 25)! }, clock: clock.kioskClock)
+        if let stationStatus { dependencies.stationStatus = stationStatus }
         store = VisitStore(idleReset: idleReset, draftsBase: directory, clock: clock.kioskClock)
         let router = KioskApplication.buildRouter(
             settings: settings, dependencies: dependencies, pages: try await PageRenderer.load(), store: store)
@@ -77,9 +79,12 @@ struct KioskHarness {
     }
 
     /// Runs `body` against the app, then removes the temporary directory.
-    func run(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    /// - Parameter mode: `.router` (in-process, no peer address) or `.live` (a real server on loopback).
+    func run(_ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void)
+        async throws
+    {
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await app.test(.router, body)
+        try await app.test(mode, body)
     }
 
     /// The photo drafts that exist on disk.

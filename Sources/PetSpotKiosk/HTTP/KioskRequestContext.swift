@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 
 /// The request context of the kiosk's routes: Hummingbird's core storage plus
 /// the visit the request belongs to and the form it posted.
@@ -12,8 +13,11 @@ public struct KioskRequestContext: RequestContext {
     public var form: SubmittedForm?
     /// The upload was larger than ``KioskLimits/uploadBytes`` (its body was thrown away).
     public var uploadTooLarge = false
+    /// The peer's address (only loopback peers see `/admin/status`).
+    public var peerAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        peerAddress = source.channel.remoteAddress
     }
 }

@@ -8,7 +8,7 @@ import PetSpotKioskConfiguration
 /// The cookie (`petspot_visit`) holds only the visit's 256-bit random id;
 /// it is `HttpOnly`, `SameSite=Strict` and has no expiry (it ends with the
 /// browser session, and the server forgets the visit at the idle reset
-/// anyway). Static files get no visit.
+/// anyway). Static files, `/healthz` and `/admin/` pages get no visit.
 public struct VisitMiddleware: RouterMiddleware {
     public typealias Context = KioskRequestContext
     /// The cookie's name.
@@ -26,7 +26,7 @@ public struct VisitMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let path = request.uri.path
-        guard !path.hasPrefix("/static/"), path != "/favicon.ico", path != "/healthz" else {
+        guard !path.hasPrefix("/static/"), !path.hasPrefix("/admin/"), path != "/favicon.ico", path != "/healthz" else {
             return try await next(request, context)
         }
         var context = context

@@ -17,6 +17,7 @@ import PetSpotReport
 /// | `GET/POST /report/contact` (`action` = submit, back) | step 3 |
 /// | `GET /report/thanks`, `POST /report/cancel` | the end of a visit |
 /// | `POST /activity`, `GET/POST /still-there` | the idle reset |
+/// | `GET /admin/status` | the outbox in figures, loopback peers only (``AdminRoutes``) |
 struct KioskRoutes: Sendable {
     let store: VisitStore
     let pages: PageRenderer

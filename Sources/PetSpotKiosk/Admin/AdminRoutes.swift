@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import Mustache
+import PetSpotOutbox
+
+/// `GET /admin/status`: the station's outbox in figures for its operator, on
+/// loopback only (``AdminAccess``), with no personal data. `Accept:
+/// application/json` gets the outbox summary as JSON (for monitoring).
+struct AdminRoutes: Sendable {
+    let pages: PageRenderer
+    let status: @Sendable () async -> StationStatus
+
+    func register(on router: Router<KioskRequestContext>) {
+        router.get("/admin/status") { request, context in await statusPage(request, context) }
+    }
+
+    func statusPage(_ request: Request, _ context: KioskRequestContext) async -> Response {
+        guard AdminAccess.allows(context.peerAddress) else {
+            return Response(
+                status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "403 the station status is shown on this machine only\n")))
+        }
+        let status = await status()
+        if (request.headers[.accept] ?? "").contains("application/json") {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.sortedKeys]
+            switch status.outbox {
+            case .success(let summary):
+                let data = (try? encoder.encode(summary)) ?? Data("{}".utf8)
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            case .failure(let problem):
+                let data = (try? encoder.encode(["error": problem.reason])) ?? Data("{}".utf8)
+                return Response(
+                    status: .serviceUnavailable, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            }
+        }
+        let html = pages.library.render(StationStatusView(status), withTemplate: "admin") ?? ""
+        return Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import NIOCore
+import PetSpotOutbox
+
+/// The station's figures for its operator (`GET /admin/status`): the outbox
+/// in counts and times, no personal data and no backend error text.
+public struct StationStatus: Sendable, Hashable {
+    /// The outbox's summary, or why it could not be read.
+    public var outbox: Result<OutboxSummary, StatusUnavailable>
+    /// When the figures were read.
+    public var readAt: Date
+
+    public init(outbox: Result<OutboxSummary, StatusUnavailable>, readAt: Date = Date()) {
+        self.outbox = outbox
+        self.readAt = readAt
+    }
+
+    /// The outbox could not be read; `reason` is for the operator.
+    public struct StatusUnavailable: Error, Sendable, Hashable {
+        public var reason: String
+        public init(reason: String) { self.reason = reason }
+    }
+}
+
+/// Who may see `/admin/status`: only a peer on this machine (an IPv4 or IPv6
+/// loopback address), whatever `[kiosk] listen` says. A request whose peer
+/// address is unknown is refused.
+public enum AdminAccess {
+    public static func allows(_ peer: SocketAddress?) -> Bool {
+        guard let peer, let ip = peer.ipAddress?.lowercased() else { return false }
+        switch peer {
+        case .v4: return ip.hasPrefix("127.")  // 127.0.0.0/8
+        case .v6: return ip == "::1" || ip.hasPrefix("::ffff:127.")
+        case .unixDomainSocket: return false
+        }
+    }
+}
+
+/// What the admin template shows: every figure as a label and a value.
+struct StationStatusView: Sendable {
+    struct Row: Sendable {
+        var id: String
+        var label: String
+        var value: String
+    }
+    var rows: [Row]
+    var problem: String?
+    var readAt: String
+
+    init(_ status: StationStatus) {
+        let formatter = ISO8601DateFormatter()
+        func time(_ date: Date?) -> String { date.map { formatter.string(from: $0) } ?? "—" }
+        readAt = formatter.string(from: status.readAt)
+        switch status.outbox {
+        case .failure(let unavailable):
+            rows = []
+            problem = unavailable.reason
+        case .success(let summary):
+            problem = nil
+            rows = [
+                Row(id: "pending", label: "Pending", value: String(summary.pending)),
+                Row(id: "delivering", label: "Being delivered", value: String(summary.delivering)),
+                Row(id: "delivered", label: "Delivered", value: String(summary.delivered)),
+                Row(id: "purged", label: "Delivered, personal data deleted", value: String(summary.purged)),
+                Row(id: "rejected", label: "Rejected (see petspot-report outbox)", value: String(summary.rejected)),
+                Row(id: "oldestUndelivered", label: "Oldest undelivered since", value: time(summary.oldestUndeliveredAt)),
+                Row(id: "nextAttempt", label: "Next attempt", value: time(summary.nextAttemptAt)),
+                Row(id: "lastDelivered", label: "Last delivered", value: time(summary.lastDeliveredAt)),
+                Row(
+                    id: "lastFailure", label: "Last failed attempt",
+                    value: summary.lastFailureAt.map { date in
+                        time(date) + (summary.lastFailureStatus.map { " (HTTP \($0))" } ?? " (no answer)")
+                    } ?? "—"),
+                Row(
+                    id: "corrupt", label: "Corrupt databases moved aside",
+                    value: summary.corruptDatabases.isEmpty ? "none" : summary.corruptDatabases.joined(separator: ", ")),
+            ]
+        }
+    }
+}
