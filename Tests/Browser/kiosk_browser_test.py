@@ -179,11 +179,20 @@ class Kiosk:
             element.clear()
         element.send_keys(text)
 
+    def _fresh(self, element_id, read):
+        """read(element), finding the element again when a navigation replaced it meanwhile."""
+        for _ in range(5):
+            try:
+                return read(self.el(element_id))
+            except StaleElementReferenceException:
+                continue  # the page was replaced between finding and reading: find it again
+        return read(self.el(element_id))
+
     def value(self, element_id):
-        return self.el(element_id).get_attribute("value")
+        return self._fresh(element_id, lambda e: e.get_attribute("value"))
 
     def text(self, element_id):
-        return self.el(element_id).text
+        return self._fresh(element_id, lambda e: e.text)
 
     def page(self):
         return self.driver.page_source
@@ -204,6 +213,8 @@ class Kiosk:
         shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
             "format": "png", "captureBeyondViewport": True,
             "clip": {"x": 0, "y": 0, "width": width, "height": max(height, full), "scale": 1}})
+        orientation = "portrait" if height > width else "landscape"
+        path = os.path.join(directory, "%s-%s.png" % (name, orientation))
         with open(path, "wb") as f:
             f.write(base64.b64decode(shot["data"]))
 
