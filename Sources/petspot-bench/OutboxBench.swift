@@ -46,10 +46,26 @@ extension PetSpotBench {
                 samples.append(Double(Sockets.monotonicNanos() - start) / 1000)
             }
             samples.sort()
-            func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count) * p))] }
+            // The floor on the same disk in the same run: what durability costs without the
+            // queue (the photo written and fsynced, its directory fsynced), one file per sample.
+            let floorDirectory = root + "/floor"
+            try FileManager.default.createDirectory(atPath: floorDirectory, withIntermediateDirectories: true)
+            var floor: [Double] = []
+            for index in 0..<enqueues {
+                let start = Sockets.monotonicNanos()
+                try Self.writeDurably(photo, to: floorDirectory + "/\(index).jpg", directory: floorDirectory)
+                floor.append(Double(Sockets.monotonicNanos() - start) / 1000)
+            }
+            floor.sort()
+            func percentile(_ values: [Double], _ p: Double) -> Double { values[min(values.count - 1, Int(Double(values.count) * p))] }
             print("| enqueue (\(enqueues) reports, one at a time) | p50 | p99 | max |\n|---|---:|---:|---:|")
-            print(String(format: "| photo write + fsync, dir fsync, row commit | %.2f ms | %.2f ms | %.2f ms |\n",
-                percentile(0.5) / 1000, percentile(0.99) / 1000, samples.last! / 1000))
+            print(String(format: "| photo write + fsync, dir fsync, row commit | %.2f ms | %.2f ms | %.2f ms |",
+                percentile(samples, 0.5) / 1000, percentile(samples, 0.99) / 1000, samples.last! / 1000))
+            print(String(format: "| reference: the photo written + fsynced, dir fsynced (no queue) | %.2f ms | %.2f ms | %.2f ms |",
+                percentile(floor, 0.5) / 1000, percentile(floor, 0.99) / 1000, floor.last! / 1000))
+            print(String(format: "| enqueue / reference | %.2f× | %.2f× | |\n",
+                percentile(samples, 0.5) / percentile(floor, 0.5), percentile(samples, 0.99) / percentile(floor, 0.99)))
+            try? FileManager.default.removeItem(atPath: floorDirectory)
             try outbox.close()
 
             // Drain rate.
@@ -81,6 +97,19 @@ extension PetSpotBench {
                 try queue.close()
                 try? FileManager.default.removeItem(atPath: directory)
             }
+        }
+
+        /// `bytes` to a new file at `path`, fsynced, then `directory` fsynced.
+        static func writeDurably(_ bytes: [UInt8], to path: String, directory: String) throws {
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw BenchError("cannot create \(path)") }
+            defer { close(fd) }
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written == bytes.count, fsync(fd) == 0 else { throw BenchError("cannot write \(path)") }
+            let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard dir >= 0 else { throw BenchError("cannot open \(directory)") }
+            defer { close(dir) }
+            guard fsync(dir) == 0 else { throw BenchError("cannot fsync \(directory)") }
         }
 
         private func makeTemporaryDirectory() throws -> String {
