@@ -138,6 +138,46 @@ import TestSupport
         #expect(parked.staysSilent(for: 0.5))
     }
 
+    /// Revocation reaches every watcher even when some watchers never read:
+    /// the re-checks after a reload run one watcher after another, and the
+    /// `location.error` of a watcher whose socket is full must not hold up the
+    /// ones after it (which would keep receiving fixes they are no longer
+    /// allowed). Four stalled and four polite watchers in the daemon's
+    /// (unordered) watcher table: every polite one must be told.
+    @Test func item07_aStalledWatcherDoesNotHoldUpTheRevocationOfOthers() throws {
+        let daemon = try PolicyDaemon(policy: Self.rule("authorized"))
+        defer { daemon.finish() }
+        try daemon.start()
+        let get = #"{"jsonrpc":"2.0","id":1,"method":"location.get"}"#
+        let batch = "[" + Array(repeating: get, count: 64).joined(separator: ",") + "]\n"
+        var stalled: [RawSocket] = []
+        var polite: [RawSocket] = []
+        for index in 0..<8 {
+            let socket = try daemon.connect()
+            #expect(resultObject(try socket.call("location.watch", id: 100 + index)) != nil)
+            if index % 2 == 0 {
+                // Answers it never reads, until the daemon can write it nothing more.
+                #expect(socket.sendUntilStalled(Array(String(repeating: batch, count: 20).utf8)) > 0)
+                socket.waitUntilIncomingSettles()
+                stalled.append(socket)
+            } else {
+                polite.append(socket)
+            }
+        }
+        try daemon.writeConfiguration(policy: Self.rule("denied"))
+        try daemon.reload { errorCode(try $0.call("location.get", id: 5)) == -32002 }
+        for (index, socket) in polite.enumerated() {
+            var told = false
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, !told {
+                guard let object = try? socket.readJSON(timeout: 1) as? [String: Any] else { continue }
+                told = object["method"] as? String == "location.error"
+            }
+            #expect(told, "polite watcher \(index) was never told its watch ended")
+        }
+        withExtendedLifetime(stalled) {}
+    }
+
     /// Item 8: a `location.get` that was waiting for a fix when a reload
     /// denied the client gets the refusal, not the fix.
     @Test func item08_aWaitingGetIsJudgedAgainWhenTheFixArrives() throws {

@@ -77,7 +77,10 @@ extension Dispatcher {
                     granted.set(nil)
                     // Out of the fan-out (undelivered line dropped) before `location.error`.
                     fanOut.remove(key, outlet: outlet)
-                    await end(error)
+                    // Telling the client waits for its socket: a client that does not read must
+                    // not hold up the re-checks of every watcher after it (they run one by one),
+                    // so the notice is written on its own.
+                    Task { await end(error) }
                 }
             }
             let followUp: @Sendable () async -> Void = {
