@@ -63,7 +63,7 @@ let package = Package(
         // MARK: Sources of fixes
         .target(
             name: "PetSpotFixHub",
-            dependencies: ["PetSpotLocation", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["PetSpotLocation"],
             swiftSettings: swiftSettings
         ),
         .target(name: "PetSpotStaticSource", dependencies: ["PetSpotLocation", "PetSpotFixHub"], swiftSettings: swiftSettings),
@@ -96,7 +96,7 @@ let package = Package(
         .target(
             name: "PetSpotDaemon",
             dependencies: [
-                "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotLocationMock", "PetSpotJSON",
+                "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotJSON",
                 "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", "PetSpotSystemd", "CMalloc", "CProcessPin",
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -107,7 +107,11 @@ let package = Package(
         ),
         .target(
             name: "PetSpotLocationClient",
-            dependencies: ["PetSpotLocation", "PetSpotProtocol"] + nio,
+            dependencies: [
+                "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(name: "PetSpotReport", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
@@ -115,7 +119,7 @@ let package = Package(
         // MARK: Kiosk: configuration, report outbox, delivery to the backend (SPEC §8)
         .target(
             name: "PetSpotKioskConfiguration",
-            dependencies: ["PetSpotConfiguration", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["PetSpotConfiguration"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -126,7 +130,7 @@ let package = Package(
         .target(
             name: "PetSpotDelivery",
             dependencies: [
-                "PetSpotOutbox", "PetSpotReport", "PetSpotKioskConfiguration", logging,
+                "PetSpotOutbox", "PetSpotKioskConfiguration", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -202,8 +206,8 @@ let package = Package(
         .executableTarget(
             name: "petspot-bench",
             dependencies: [
-                "PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotHotPath", "CEpoll",
-                "PetSpotOutbox", "PetSpotDelivery", "PetSpotReport", argumentParser, logging,
+                "PetSpotLocation", "PetSpotHotPath", "CEpoll", "PetSpotOutbox", "PetSpotDelivery", "PetSpotReport",
+                argumentParser, logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -274,8 +278,7 @@ let package = Package(
         .testTarget(
             name: "PetSpotIntegrationTests",
             dependencies: [
-                "TestSupport", "PetSpotLocation", "PetSpotLocationClient", "PetSpotProtocol",
-                "petspot-locationd", "petspot-location", "petspot-report", "petspot-bench",
+                "TestSupport", "petspot-locationd", "petspot-location", "petspot-report", "petspot-bench",
                 "DeliveryTestSupport", "PetSpotOutbox", "PetSpotReport",
             ],
             swiftSettings: swiftSettings
@@ -294,7 +297,6 @@ let package = Package(
             name: "PetSpotDeliveryTests",
             dependencies: [
                 "PetSpotDelivery", "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", logging,
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),

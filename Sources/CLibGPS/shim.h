@@ -5,23 +5,11 @@
 #include <math.h>
 #include <fcntl.h>
 
-/// `gps_send` is variadic (printf-style); Swift cannot call C variadic
-/// functions, so this wrapper passes an already formatted command through
-/// "%s" and never lets the command text act as a format string.
-static inline int petspot_gps_send(struct gps_data_t *gpsdata, const char *command) {
-    return gps_send(gpsdata, "%s", command);
-}
-
 /// `WATCH_ENABLE | WATCH_JSON` are macros built from unsigned constants that
 /// Swift imports with inconsistent types; exposing them as one function keeps
 /// the flag arithmetic in C.
 static inline unsigned int petspot_watch_json_flags(void) {
     return WATCH_ENABLE | WATCH_JSON;
-}
-
-/// `WATCH_DISABLE` for closing a stream cleanly.
-static inline unsigned int petspot_watch_disable_flags(void) {
-    return WATCH_DISABLE;
 }
 
 /// Puts the gpsd socket in non-blocking mode. `fcntl` is variadic, which

@@ -1,5 +1,5 @@
 import PetSpotLocation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The shared engine behind every streaming source: it keeps the newest
 /// valid fix, answers one-shot requests (at once from the cache, or by
@@ -42,12 +42,12 @@ public actor FixHub {
 
     public private(set) var link: Link = .starting
     public private(set) var latest: LocationFix? {
-        didSet { snapshot.withLockedValue { $0 = latest } }
+        didSet { snapshot.withLock { $0 = latest } }
     }
     /// A copy of ``latest`` readable without entering the actor: a cached
     /// answer (the common `location.get`) then costs one uncontended lock
     /// instead of an actor hop per request. Written only from the actor.
-    private nonisolated let snapshot = NIOLockedValueBox<LocationFix?>(nil)
+    private nonisolated let snapshot = Mutex<LocationFix?>(nil)
     private var fixCount = 0
     private var rejectedCount = 0
     private var reconnectCount = 0
@@ -57,7 +57,7 @@ public actor FixHub {
     /// Subscriptions, behind a lock rather than the actor so that
     /// subscribing and unsubscribing need no actor hop (and no relay task
     /// per watcher); fan-out takes the lock once per fix.
-    private nonisolated let watchers = NIOLockedValueBox<Watchers>(Watchers())
+    private nonisolated let watchers = Mutex<Watchers>(Watchers())
 
     private struct Watchers {
         var nextID: UInt64 = 0
@@ -112,7 +112,7 @@ public actor FixHub {
     public nonisolated func cachedAnswer(
         _ request: LocationRequest, at now: ContinuousClock.Instant = .now
     ) -> LocationFix? {
-        snapshot.withLockedValue { latest in
+        snapshot.withLock { latest in
             guard let latest, request.isAnswerable(from: latest, at: now) else { return nil }
             return latest
         }
@@ -172,7 +172,7 @@ public actor FixHub {
         let (stream, continuation) = AsyncThrowingStream<LocationFix, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(1)
         )
-        let id = watchers.withLockedValue { watchers in
+        let id = watchers.withLock { watchers in
             watchers.nextID &+= 1
             watchers.byID[watchers.nextID] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
             return watchers.nextID
@@ -188,12 +188,12 @@ public actor FixHub {
     /// return at once: it holds up the hub while it runs.
     /// - Returns: ends the observation; later fixes are not passed on.
     public nonisolated func observe(_ observer: @escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void {
-        let id = watchers.withLockedValue { watchers in
+        let id = watchers.withLock { watchers in
             watchers.nextID &+= 1
             watchers.observers[watchers.nextID] = observer
             return watchers.nextID
         }
-        return { [weak self] in _ = self?.watchers.withLockedValue { $0.observers.removeValue(forKey: id) } }
+        return { [weak self] in _ = self?.watchers.withLock { $0.observers.removeValue(forKey: id) } }
     }
 
     /// The counters and state for `daemon.status`.
@@ -218,11 +218,11 @@ public actor FixHub {
     }
 
     private nonisolated func removeWatcher(_ id: UInt64) {
-        _ = watchers.withLockedValue { $0.byID.removeValue(forKey: id) }
+        _ = watchers.withLock { $0.byID.removeValue(forKey: id) }
     }
 
     /// How many watchers are subscribed.
-    public nonisolated var watcherCount: Int { watchers.withLockedValue { $0.byID.count } }
+    public nonisolated var watcherCount: Int { watchers.withLock { $0.byID.count } }
 
     /// How many one-shot requests are waiting.
     public var waiterCount: Int { waiters.count }
@@ -276,7 +276,7 @@ public actor FixHub {
         // task (taking its status lock) while a consumer being cancelled
         // holds that lock and waits for this one in `removeWatcher`.
         // Yielding under the lock deadlocked the two (seen at shutdown).
-        let (due, observers) = watchers.withLockedValue { watchers in
+        let (due, observers) = watchers.withLock { watchers in
             var due: [AsyncThrowingStream<LocationFix, any Error>.Continuation] = []
             for (id, watcher) in watchers.byID where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
                 watchers.byID[id]?.lastDelivered = fix

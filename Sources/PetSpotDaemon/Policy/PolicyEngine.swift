@@ -195,9 +195,6 @@ public actor PolicyEngine: AccessPolicy {
         }
     }
 
-    /// The decisions remembered now, by uid.
-    public var rememberedDecisions: [UInt32: RememberedDecision] { store.decisions }
-
     /// Whether a prompt agent is registered.
     public var hasAgent: Bool { agent != nil }
 
