@@ -79,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "PetSpotGpsd",
-            dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "CLibGPS", logging],
+            dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotPOSIX", "CLibGPS", logging],
             swiftSettings: swiftSettings
         ),
 
@@ -89,7 +89,9 @@ let package = Package(
             dependencies: ["PetSpotLocation", "PetSpotPolicy", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        // POSIX pieces several modules need: the user/group databases, bounded reads of small files.
+        .target(name: "PetSpotPOSIX", swiftSettings: swiftSettings),
+        .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation", "PetSpotPOSIX"], swiftSettings: swiftSettings),
         // systemd integration without libsystemd: sd_notify, watchdog, socket activation.
         .target(name: "PetSpotSystemd", swiftSettings: swiftSettings),
         .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation", "PetSpotJSON"], swiftSettings: swiftSettings),
@@ -97,7 +99,8 @@ let package = Package(
             name: "PetSpotDaemon",
             dependencies: [
                 "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotJSON",
-                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotProtocol", "PetSpotSystemd", "CMalloc", "CProcessPin",
+                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSystemd", "CMalloc",
+                "CProcessPin",
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -215,6 +218,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "PetSpotLocationTests", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         .testTarget(name: "PetSpotJSONTests", dependencies: ["PetSpotJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "PetSpotPOSIXTests", dependencies: ["PetSpotPOSIX"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotFixHubTests",
             dependencies: [
@@ -245,7 +249,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotPolicyTests",
-            dependencies: ["PetSpotPolicy", "PetSpotLocation"],
+            dependencies: ["PetSpotPolicy", "PetSpotPOSIX", "PetSpotLocation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 
 /// Who is at the other end of a loopback connection to "gpsd".
 ///
@@ -37,16 +38,16 @@ enum GpsdSocketOwner {
         }
         guard peer.isLoopback else { return .notLoopback }
         let table = peer.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp"
-        guard let text = readSmallFile(table) else {
+        guard let text = BoundedFile.text(table, limit: 4 << 20) else {
             return .refused("cannot read \(table) to check who owns gpsd's port")
         }
         guard let uid = ownerUid(in: text, local: peer.procForm, remote: local.procForm) else {
             return .refused("gpsd's socket \(peer.display) is not in \(table); cannot check who owns it")
         }
-        let allowed = uidOf(user: owner)
+        let allowed = UserDatabase.uid(ofUser: owner)
         if uid == 0 || uid == allowed { return .trusted(uid: uid) }
         return .refused(
-            "the socket at \(peer.display) belongs to uid \(uid)\(nameOf(uid: uid).map { " (\($0))" } ?? ""), "
+            "the socket at \(peer.display) belongs to uid \(uid)\(UserDatabase.userName(uid: uid).map { " (\($0))" } ?? ""), "
                 + "not root or \(owner)\(allowed == nil ? " (no such user here)" : ""): not trusted as gpsd")
     }
 
@@ -113,49 +114,5 @@ enum GpsdSocketOwner {
     private static func hex(_ value: UInt32, _ width: Int) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
-    /// A /proc file (they report size 0, so read until the end), at most 4 MiB.
-    private static func readSmallFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count < 4 << 20 {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes.append(contentsOf: chunk[..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func uidOf(user: String) -> UInt32? {
-        var size = max(1024, Int(sysconf(Int32(_SC_GETPW_R_SIZE_MAX))))
-        while size <= 1 << 20 {
-            var record = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            var buffer = [CChar](repeating: 0, count: size)
-            let status = getpwnam_r(user, &record, &buffer, buffer.count, &result)
-            if status == ERANGE { size *= 2; continue }
-            guard status == 0, result != nil else { return nil }
-            return record.pw_uid
-        }
-        return nil
-    }
-
-    private static func nameOf(uid: UInt32) -> String? {
-        var size = max(1024, Int(sysconf(Int32(_SC_GETPW_R_SIZE_MAX))))
-        while size <= 1 << 20 {
-            var record = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            var buffer = [CChar](repeating: 0, count: size)
-            let status = getpwuid_r(uid, &record, &buffer, buffer.count, &result)
-            if status == ERANGE { size *= 2; continue }
-            guard status == 0, result != nil, let name = record.pw_name else { return nil }
-            return String(cString: name)
-        }
-        return nil
     }
 }

@@ -5,6 +5,7 @@ import Musl
 #endif
 import PetSpotLocation
 import PetSpotPolicy
+import PetSpotPOSIX
 import Testing
 
 @Suite struct SystemdUnitTests {
@@ -63,7 +64,7 @@ import Testing
         #expect(identity.uid == getuid())
         #expect(identity.gid == getgid())
         #expect(identity.user != nil)
-        #expect(identity.user == PeerIdentityResolver.userName(uid: getuid()))
+        #expect(identity.user == UserDatabase.userName(uid: getuid()))
         #expect(identity.groupIDs?.first == getgid())
         #expect(identity.groups?.isEmpty == false)
         let executable = try #require(identity.executable)
@@ -72,8 +73,8 @@ import Testing
     }
 
     @Test func rootIsKnown() {
-        #expect(PeerIdentityResolver.userName(uid: 0) == "root")
-        #expect(PeerIdentityResolver.groupName(gid: 0) == "root")
+        #expect(UserDatabase.userName(uid: 0) == "root")
+        #expect(UserDatabase.groupName(gid: 0) == "root")
     }
 
     @Test func injectedProcRoot() throws {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 import CProcessPin
 import PetSpotPolicy
 import Synchronization
@@ -72,7 +73,7 @@ final class ProcessPin: Sendable {
     /// The start time of `pid` (field 22 of `/proc/PID/stat`, after the
     /// parenthesised command name, which may itself hold spaces or parentheses).
     static func startTime(pid: Int32, procRoot: String = "/proc") -> UInt64? {
-        guard let text = PeerIdentityResolver.readSmallFile("\(procRoot)/\(pid)/stat"),
+        guard let text = BoundedFile.text("\(procRoot)/\(pid)/stat", limit: 65_536),
             let close = text.lastIndex(of: ")")
         else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
