@@ -200,8 +200,29 @@ class Kiosk:
     def path(self):
         return "/" + self.driver.current_url.split("/", 3)[3] if self.driver.current_url.count("/") >= 3 else "/"
 
+    def cancel_visit(self):
+        """Cancel report, and wait until the welcome page it leads to is shown: a scenario
+        must not end with the cancel still on its way (it would land on the next page)."""
+        self.tap("reportFound.cancelButton.tap")
+        self.wait_visible("welcome.startButton.tap")
+
     def wait_path(self, path, timeout=10):
         WebDriverWait(self.driver, timeout).until(lambda d: self.path().split("#")[0].split("?")[0] == path)
+
+    def describe(self):
+        """What the page shows now, for a failure report."""
+        try:
+            return self.driver.execute_script("""
+                const q = id => document.getElementById(id);
+                const gps = q('animalDescription.requestGPSButton.tap'), alert = q('permissionAlert');
+                const text = e => e ? (e.hidden ? '(hidden) ' : '') + e.textContent.trim().slice(0, 160) : '(none)';
+                return ['page: ' + location.pathname + location.search + ' readyState=' + document.readyState,
+                        'gps button: ' + (gps ? gps.textContent.trim() + ' aria-busy=' + gps.getAttribute('aria-busy') : '(none)'),
+                        'alert: ' + text(alert), 'gps error: ' + text(q('animalDescription.gpsErrorText')),
+                        'gps helper: ' + text(q('animalDescription.gpsHelperText')),
+                        'toast: ' + text(q('reportFound.toast')), 'idle prompt: ' + text(q('idlePrompt'))].join('\\n');""")
+        except Exception as error:  # the browser itself may be the problem
+            return "page state unavailable: %s" % error
 
     def screenshot(self, directory, name):
         """The whole page at the current size (what the screen shows, plus anything below the fold)."""
@@ -281,8 +302,9 @@ class Run:
         self.failed = 0
         self.gps_fill_ms = []
         self.render_ms = []
+        self.browser = None  # the Kiosk whose state a failure report describes
 
-    def scenario(self, name, function):
+    def scenario(self, name, function, browser=None):
         if self.args.only and self.args.only not in name:
             return
         started = time.time()
@@ -294,6 +316,8 @@ class Run:
             self.failed += 1
             print("FAILED %-58s %5.1f s" % (name, time.time() - started), flush=True)
             traceback.print_exc()
+            if self.browser is not None:
+                print(self.browser.describe(), flush=True)
 
 
 def check(condition, message):
@@ -323,6 +347,7 @@ def main():
         stations["B"] = Station("B", root, bin_dir, policy='[policy]\ndefault = "notDetermined"\nprompt = "deny"\n')
         stations["C"] = Station("C", root, bin_dir, policy=None, idle_reset=12)
         kiosk = Kiosk()
+        run.browser = kiosk
         images = make_images(kiosk, root, stations["A"].url)
         A, B, C = stations["A"], stations["B"], stations["C"]
 
@@ -474,7 +499,7 @@ def main():
             check(kiosk.text("contactInformation.phoneTextField.error") == "Enter at least 7 digits", "phone error")
             check(kiosk.text("contactInformation.emailTextField.error") == "Enter a valid email address", "email error")
             look("5-contact-errors")
-            kiosk.tap("reportFound.cancelButton.tap")
+            kiosk.cancel_visit()
 
         def gps_denied():
             for size in (PORTRAIT, LANDSCAPE):
@@ -499,7 +524,7 @@ def main():
                 check(command == "sudo petspot-location authorization reset --user %s" % user, "command: %r" % command)
                 look("4-details-gps-settings")
                 kiosk.tap("permissionAlert.cancelButton.tap")
-                kiosk.tap("reportFound.cancelButton.tap")
+                kiosk.cancel_visit()
             if uid == 0:
                 # The command the alert shows works (the daemon's [policy.admin] is root).
                 result = subprocess.run([os.path.join(bin_dir, "petspot-location"), "authorization", "reset",
@@ -520,7 +545,7 @@ def main():
             kiosk.type("animalDescription.longitudeTextField.input", "21.1")
             kiosk.tap("animalDescription.continueButton.tap")
             kiosk.wait_path("/report/contact")
-            kiosk.tap("reportFound.cancelButton.tap")
+            kiosk.cancel_visit()
 
         def back_keeps_data():
             kiosk.size(PORTRAIT)
@@ -546,7 +571,7 @@ def main():
             kiosk.tap("animalDescription.continueButton.tap")
             kiosk.wait_path("/report/contact")
             check(kiosk.value("contactInformation.phoneTextField.input") == "600123456", "phone kept")
-            kiosk.tap("reportFound.cancelButton.tap")
+            kiosk.cancel_visit()
 
         def photo_formats():
             kiosk.size(PORTRAIT)
@@ -571,7 +596,7 @@ def main():
                   "text file refused: %r" % kiosk.text("animalPhoto.fileInput.error"))
             check(not kiosk.visible("animalPhoto.confirmationCard") and A.drafts() == [], "nothing kept")
             look("2-photo-refused")
-            kiosk.tap("reportFound.cancelButton.tap")
+            kiosk.cancel_visit()
 
         def polish():
             for size in (PORTRAIT, LANDSCAPE):
@@ -596,7 +621,7 @@ def main():
                 look("4-details-pl")
                 kiosk.tap("languageSwitch.en.tap")
                 kiosk.wait_visible("animalDescription.requestGPSButton.tap")
-                kiosk.tap("reportFound.cancelButton.tap")
+                kiosk.cancel_visit()
 
         def idle_reset():
             kiosk.size(PORTRAIT)
@@ -623,7 +648,7 @@ def main():
             if kiosk.visible("idlePrompt"):
                 kiosk.tap("idlePrompt.stillHereButton.tap")
                 WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("idlePrompt"))
-            kiosk.tap("reportFound.cancelButton.tap")
+            kiosk.cancel_visit()
 
         def without_javascript():
             nojs = Kiosk(javascript=False)
@@ -670,7 +695,7 @@ def main():
                 check("authorization reset --user" in nojs.text("permissionAlert.command.text"), "command without JS")
                 nojs.tap("permissionAlert.cancelButton.tap")
                 WebDriverWait(nojs.driver, 5).until(lambda d: not nojs.visible("permissionAlert"))
-                nojs.tap("reportFound.cancelButton.tap")
+                nojs.cancel_visit()
             finally:
                 nojs.quit()
 
@@ -688,7 +713,7 @@ def main():
                 WebDriverWait(kiosk.driver, 10, poll_frequency=0.02).until(
                     lambda d: kiosk.el("animalDescription.requestGPSButton.tap").get_attribute("data-fill-ms"))
                 run.gps_fill_ms.append(float(kiosk.el("animalDescription.requestGPSButton.tap").get_attribute("data-fill-ms")))
-            kiosk.tap("reportFound.cancelButton.tap")
+            kiosk.cancel_visit()
             # Page render: GET of step 2 over HTTP (the server's whole answer), 300 times.
             jar = http.cookiejar.CookieJar()
             opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
