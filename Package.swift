@@ -86,14 +86,16 @@ let package = Package(
         // MARK: Daemon building blocks
         .target(
             name: "PetSpotConfiguration",
-            dependencies: ["PetSpotLocation", "PetSpotPolicy", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: [
+                "PetSpotLocation", "PetSpotPolicy", "PetSpotPOSIX", .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
             swiftSettings: swiftSettings
         ),
         // POSIX pieces several modules need: the user/group databases, bounded reads of small files.
         .target(name: "PetSpotPOSIX", swiftSettings: swiftSettings),
         .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation", "PetSpotPOSIX"], swiftSettings: swiftSettings),
         // systemd integration without libsystemd: sd_notify, watchdog, socket activation.
-        .target(name: "PetSpotSystemd", swiftSettings: swiftSettings),
+        .target(name: "PetSpotSystemd", dependencies: ["PetSpotPOSIX"], swiftSettings: swiftSettings),
         .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation", "PetSpotJSON"], swiftSettings: swiftSettings),
         .target(
             name: "PetSpotDaemon",
@@ -127,13 +129,13 @@ let package = Package(
         ),
         .target(
             name: "PetSpotOutbox",
-            dependencies: ["PetSpotReport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PetSpotReport", "PetSpotPOSIX", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PetSpotDelivery",
             dependencies: [
-                "PetSpotOutbox", "PetSpotKioskConfiguration", logging,
+                "PetSpotOutbox", "PetSpotKioskConfiguration", "PetSpotPOSIX", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -172,7 +174,7 @@ let package = Package(
             name: "petspot-locationd",
             dependencies: [
                 "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
-                "PetSpotLocationMock", "PetSpotStaticSource", "PetSpotSystemd", argumentParser, logging,
+                "PetSpotLocationMock", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", argumentParser, logging,
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings,
@@ -180,7 +182,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "petspot-location",
-            dependencies: ["PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", argumentParser],
+            dependencies: [
+                "PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "PetSpotPOSIX", argumentParser,
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -210,7 +214,7 @@ let package = Package(
             name: "petspot-bench",
             dependencies: [
                 "PetSpotLocation", "PetSpotHotPath", "CEpoll", "PetSpotOutbox", "PetSpotDelivery", "PetSpotReport",
-                argumentParser, logging,
+                "PetSpotPOSIX", argumentParser, logging,
             ],
             swiftSettings: swiftSettings
         ),

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import PetSpotLocation
+import PetSpotPOSIX
 import PetSpotPolicy
 import TOMLKit
 
@@ -88,33 +89,20 @@ public enum ConfigurationLoader {
 
     /// The text of a configuration file: bounded by ``maximumFileSize``, UTF-8.
     package static func readFile(_ path: String) throws(ConfigurationError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ConfigurationError(message: "cannot read configuration file \(path): \(systemError())")
+        let bytes: [UInt8]
+        do throws(SystemCallError) {
+            bytes = try BoundedFile.read(path, atMost: maximumFileSize + 1)
+        } catch {
+            throw ConfigurationError(message: "cannot read configuration file \(path): \(error.reason)")
         }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ConfigurationError(message: "cannot read configuration file \(path): \(systemError())")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > maximumFileSize {
-                throw ConfigurationError(
-                    message: "configuration file \(path) is larger than \(maximumFileSize) bytes")
-            }
+        guard bytes.count <= maximumFileSize else {
+            throw ConfigurationError(message: "configuration file \(path) is larger than \(maximumFileSize) bytes")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(message: "configuration file \(path) is not valid UTF-8")
         }
         return text
     }
-
-    private static func systemError() -> String { String(cString: strerror(errno)) }
 
     package static func absolute(_ path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
@@ -125,9 +113,7 @@ public enum ConfigurationLoader {
     }
 
     package static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let directory = String(path[..<slash])
-        return directory.isEmpty ? "/" : directory
+        PathName.directory(of: path) ?? "."
     }
 
     package static func join(_ directory: String, _ path: String) -> String {

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import PetSpotPOSIX
 
 /// The backend's bearer token, read from `delivery.token_file` (never from
 /// the configuration itself). Read again for every upload, so a rotated
@@ -17,22 +18,14 @@ package enum BearerToken {
     /// The token: the file's text without surrounding whitespace.
     /// - Throws: ``DeliveryError/token(_:)`` naming the file and what is wrong.
     package static func load(from path: String) throws(DeliveryError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw .token("cannot read the token file \(path): \(String(cString: strerror(errno)))")
+        let bytes: [UInt8]
+        do throws(SystemCallError) {
+            bytes = try BoundedFile.read(path, atMost: maximumFileSize + 1)
+        } catch {
+            throw .token("cannot read the token file \(path): \(error.reason)")
         }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .token("cannot read the token file \(path): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            bytes += buffer[0..<count]
-            if bytes.count > maximumFileSize { throw .token("the token file \(path) is larger than \(maximumFileSize) bytes") }
+        guard bytes.count <= maximumFileSize else {
+            throw .token("the token file \(path) is larger than \(maximumFileSize) bytes")
         }
         let token = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else { throw .token("the token file \(path) is empty") }

@@ -138,30 +138,16 @@ public actor FixHub {
 
         let id = makeID()
         let deadline = now + request.timeout
-        let result: Result<LocationFix, LocationError> = await withTaskGroup(
-            of: Result<LocationFix, LocationError>?.self
-        ) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await self.wait(id: id, request: request, best: seen, deadline: deadline)
-                } onCancel: {
-                    Task { await self.finish(id: id, cancelled: true) }
-                }
+        let result: Result<LocationFix, LocationError> = await withDeadline(deadline) {
+            // The deadline ends the wait with a timeout (or the best fix seen).
+            await self.finish(id: id, cancelled: false)
+            return nil
+        } operation: {
+            await withTaskCancellationHandler {
+                await self.wait(id: id, request: request, best: seen, deadline: deadline)
+            } onCancel: {
+                Task { await self.finish(id: id, cancelled: true) }
             }
-            group.addTask {
-                // The deadline. Cancelled (and silent) once the wait is over.
-                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return nil }
-                await self.finish(id: id, cancelled: false)
-                return nil
-            }
-            var outcome: Result<LocationFix, LocationError> = .failure(.locationUnknown)
-            for await value in group {
-                if let value {
-                    outcome = value
-                    group.cancelAll()
-                }
-            }
-            return outcome
         }
         return try result.get()
     }
@@ -236,7 +222,7 @@ public actor FixHub {
 
     private func wait(
         id: UInt64, request: LocationRequest, best: LocationFix?, deadline: ContinuousClock.Instant
-    ) async -> Result<LocationFix, LocationError>? {
+    ) async -> Result<LocationFix, LocationError> {
         await withCheckedContinuation { continuation in
             // The deadline task may already have run `finish` for this id
             // (a zero or tiny timeout): registering now would wait forever.

@@ -79,24 +79,15 @@ public final class LocationClient: LocationService, Sendable {
         async throws(LocationError) -> JSONValue
     {
         let connection = self.connection
-        let outcome: Result<JSONValue, LocationError> = await withTaskGroup(
-            of: Result<JSONValue, LocationError>?.self
-        ) { group in
-            group.addTask {
-                do throws(LocationError) {
-                    return .success(try await connection.call(method, params: params))
-                } catch {
-                    return .failure(error)
-                }
+        let outcome: Result<JSONValue, LocationError> = await withDeadline(.now + limit) {
+            await connection.close()
+            return .failure(.daemonUnreachable("no answer from the daemon within \(limit)"))
+        } operation: {
+            do throws(LocationError) {
+                return .success(try await connection.call(method, params: params))
+            } catch {
+                return .failure(error)
             }
-            group.addTask {
-                guard (try? await Task.sleep(for: limit)) != nil else { return nil }
-                await connection.close()
-                return .failure(.daemonUnreachable("no answer from the daemon within \(limit)"))
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failure(.daemonUnreachable("cancelled"))
         }
         return try outcome.get()
     }

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PetSpotPOSIX
 
 /// File operations that survive power loss: contents fsynced before a
 /// rename, the directory fsynced after it. Plain POSIX calls, so every
@@ -31,8 +32,15 @@ enum DurableFiles {
                 if count == 0 { break }
                 total += count
                 if total > maximumBytes { throw OutboxError.invalidReport("the photo is larger than \(maximumBytes) bytes") }
-                let written = buffer.withUnsafeBytes { writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                guard written else { throw failure("cannot write the photo") }
+                do throws(SystemCallError) {
+                    try buffer.withUnsafeBytes { raw in
+                        Result { () throws(SystemCallError) in
+                            try Descriptor.writeAll(output, UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+                        }
+                    }.get()
+                } catch {
+                    throw failure("cannot write the photo", code: error.code)
+                }
             }
             return total
         }
@@ -41,7 +49,11 @@ enum DurableFiles {
     /// Writes `bytes` to `directory/name` durably, as ``copy(from:to:name:maximumBytes:)``.
     static func writeBytes(_ bytes: [UInt8], to directory: String, name: String) throws(OutboxError) {
         _ = try writeFile(in: directory, name: name) { output throws(OutboxError) in
-            guard bytes.withUnsafeBytes({ writeAll(output, $0) }) else { throw failure("cannot write the photo") }
+            do throws(SystemCallError) {
+                try Descriptor.writeAll(output, bytes)
+            } catch {
+                throw failure("cannot write the photo", code: error.code)
+            }
             return bytes.count
         }
     }
@@ -68,20 +80,6 @@ enum DurableFiles {
             unlink(temporary)
             throw error
         }
-    }
-
-    /// Writes all of `bytes`; `false` with errno set on failure.
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
     }
 
     /// fsyncs a directory, so that a rename or unlink in it is on disk.
@@ -146,26 +144,18 @@ enum DurableFiles {
 
     /// Reads a whole small file (at most `limit` bytes).
     static func readSmallFile(_ path: String, limit: Int) throws(OutboxError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("cannot read \(path)") }
-        defer { close(descriptor) }
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot read \(path)")
-            }
-            if count == 0 { return result }
-            result += buffer[0..<count]
-            if result.count > limit { throw OutboxError.io("\(path) is larger than \(limit) bytes") }
+        let bytes: [UInt8]
+        do throws(SystemCallError) {
+            bytes = try BoundedFile.read(path, atMost: limit + 1)
+        } catch {
+            throw failure("cannot read \(path)", code: error.code)
         }
+        guard bytes.count <= limit else { throw OutboxError.io("\(path) is larger than \(limit) bytes") }
+        return bytes
     }
 
     /// The error for the current errno: ENOSPC and EDQUOT are ``OutboxError/storageFull(detail:)``.
-    static func failure(_ what: String) -> OutboxError {
-        let code = errno
+    static func failure(_ what: String, code: Int32 = errno) -> OutboxError {
         let reason = String(cString: strerror(code))
         if code == ENOSPC || code == EDQUOT { return .storageFull(detail: "\(what): \(reason)") }
         return .io("\(what): \(reason)")

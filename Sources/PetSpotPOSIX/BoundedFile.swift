@@ -5,24 +5,36 @@ import Musl
 #endif
 
 /// Reading a small file whole, with a bound: procfs files report size 0, so
-/// they are read until the end; a file longer than the bound is cut there.
+/// they are read until the end; a file longer than the bound is cut there
+/// (ask for one byte more than you accept to tell "too large" apart).
 public enum BoundedFile {
-    /// At most `limit` bytes of the file at `path`; `nil` when it cannot be opened.
+    /// At most `limit` bytes of the file at `path`.
     /// - Parameter flags: extra `open` flags (e.g. `O_NOFOLLOW`).
-    public static func bytes(_ path: String, limit: Int, flags: Int32 = 0) -> [UInt8]? {
+    /// - Throws: the `open` or `read` that failed.
+    public static func read(_ path: String, atMost limit: Int, flags: Int32 = 0) throws(SystemCallError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | flags)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else { throw SystemCallError("open") }
         defer { close(descriptor) }
+        // Read through a scratch buffer and appended: a generous limit costs
+        // nothing for a short file (nothing is allocated up to the limit).
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: min(limit, 65_536))
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(limit, 65_536)), alignment: 1)
+        defer { scratch.deallocate() }
         while bytes.count < limit {
-            let wanted = min(chunk.count, limit - bytes.count)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes.append(contentsOf: chunk[..<count])
+            let count = Glibc.read(descriptor, scratch.baseAddress, min(scratch.count, limit - bytes.count))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError("read")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
         }
         return bytes
+    }
+
+    /// At most `limit` bytes of the file at `path`; `nil` when it cannot be opened or read.
+    public static func bytes(_ path: String, limit: Int, flags: Int32 = 0) -> [UInt8]? {
+        try? read(path, atMost: limit, flags: flags)
     }
 
     /// The file as text (invalid UTF-8 repaired), at most `limit` bytes.

@@ -44,6 +44,17 @@ public enum UserDatabase {
         }
     }
 
+    /// The gid of the group called `name` (`getgrnam_r`).
+    public static func gid(ofGroup name: String) -> UInt32? {
+        withGrowingBuffer(start: sysconf(Int32(_SC_GETGR_R_SIZE_MAX)), limit: 1 << 22) { buffer in
+            var record = group()
+            var result: UnsafeMutablePointer<group>?
+            let status = getgrnam_r(name, &record, &buffer, buffer.count, &result)
+            guard status == 0 else { return .failed(status) }
+            return .done(result == nil ? nil : record.gr_gid)
+        }
+    }
+
     /// `primary` followed by the supplementary group ids the database gives
     /// `user` (`getgrouplist`), without duplicates.
     public static func groupIDs(user: String?, primary: UInt32) -> [UInt32] {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 
 /// Where `sd_notify(3)` messages go: the `NOTIFY_SOCKET` address systemd
 /// passes to a `Type=notify` service.
@@ -18,9 +19,6 @@ public enum NotifyAddress: Sendable, Hashable {
     /// A name in the abstract namespace, without the leading `@`.
     case abstract(String)
 
-    /// Longest `sun_path` content (the field is 108 bytes on Linux).
-    static let maximumLength = 108
-
     /// Reads a `NOTIFY_SOCKET` value.
     ///
     /// - Parameter value: the variable's value.
@@ -28,42 +26,25 @@ public enum NotifyAddress: Sendable, Hashable {
     ///   unsupported value.
     public init?(_ value: String) {
         if value.hasPrefix("/") {
-            guard value.utf8.count < Self.maximumLength else { return nil }
             self = .path(value)
         } else if value.hasPrefix("@"), value.utf8.count > 1 {
-            let name = String(value.dropFirst())
-            // The leading NUL plus the name must fit; no terminating NUL.
-            guard name.utf8.count + 1 <= Self.maximumLength else { return nil }
-            self = .abstract(name)
+            self = .abstract(String(value.dropFirst()))
         } else {
             return nil
         }
+        // The path and its NUL, or the leading NUL and the name, must fit `sun_path`.
+        guard socketAddress != nil else { return nil }
     }
 
-    /// The bytes of `sun_path` (without padding) as the kernel expects them.
-    public var socketPathBytes: [UInt8] {
+    /// The kernel's form of the address; `nil` when it does not fit `sun_path`.
+    var socketAddress: UnixSocketAddress? {
         switch self {
-        case .path(let path): Array(path.utf8) + [0]
-        case .abstract(let name): [0] + Array(name.utf8)
+        case .path(let path): UnixSocketAddress(path: path)
+        case .abstract(let name): UnixSocketAddress(abstract: name)
         }
     }
 
-    /// Calls `body` with the `sockaddr_un` and the length to pass to `sendto`.
-    ///
-    /// For a path the length covers the terminating NUL; for an abstract name
-    /// it covers exactly the leading NUL and the name, as the kernel requires.
-    func withSocketAddress<Result>(
-        _ body: (UnsafePointer<sockaddr>, socklen_t) throws -> Result
-    ) rethrows -> Result {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = socketPathBytes
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes.prefix(raw.count))
-        }
-        let length = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + bytes.count
-        return try withUnsafePointer(to: &address) {
-            try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { try body($0, socklen_t(length)) }
-        }
-    }
+    /// The bytes of `sun_path` (without padding) as the kernel expects them:
+    /// a path with its terminating NUL; an abstract name after a leading NUL.
+    public var socketPathBytes: [UInt8] { socketAddress?.sunPath ?? [] }
 }

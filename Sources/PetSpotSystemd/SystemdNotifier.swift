@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 
 /// Sends service state to systemd: the `sd_notify(3)` protocol implemented
 /// directly, as systemd documents it, with no libsystemd dependency.
@@ -51,12 +52,12 @@ public struct SystemdNotifier: Sendable {
     /// - Returns: `nil` when sent (or when notifications are off), else why not.
     @discardableResult
     public func send(_ message: NotifyMessage) -> Failure? {
-        guard let address else { return nil }
+        guard let address = address?.socketAddress else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return Failure(operation: "socket", code: errno) }
         defer { close(descriptor) }
         let bytes = Array(message.text.utf8)
-        let sent = address.withSocketAddress { pointer, length in
+        let sent = address.withSockaddr { pointer, length in
             bytes.withUnsafeBytes { buffer in
                 sendto(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), pointer, length)
             }

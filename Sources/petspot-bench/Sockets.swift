@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 
 /// Where a load step connects: a Unix socket path or a loopback TCP port.
 enum Endpoint: Sendable, CustomStringConvertible {
@@ -48,18 +49,10 @@ enum Sockets {
         let fd: Int32
         switch endpoint {
         case .unix(let path):
-            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { return nil }
-            var address = unixAddress(path)
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            guard result == 0 else {
-                close(fd)
+            guard let address = UnixSocketAddress(path: path), let connected = try? address.connectStream() else {
                 return nil
             }
+            fd = connected
         case .tcp(let port):
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { return nil }
@@ -87,15 +80,10 @@ enum Sockets {
         switch endpoint {
         case .unix(let path):
             unlink(path)
+            guard let address = UnixSocketAddress(path: path) else { return nil }
             fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { return nil }
-            var address = unixAddress(path)
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            guard result == 0 else { return nil }
+            guard address.withSockaddr({ bind(fd, $0, $1) }) == 0 else { return nil }
         case .tcp(let port):
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { return nil }
@@ -115,16 +103,7 @@ enum Sockets {
 
     /// Writes all of `bytes`; `false` on error.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
+        (try? Descriptor.writeAll(fd, bytes)) != nil
     }
 
     /// Writes all of `text`; `false` on error.
@@ -143,17 +122,6 @@ enum Sockets {
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
         return UInt64(limit.rlim_cur)
-    }
-
-    private static func unixAddress(_ path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8.prefix(raw.count - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return address
     }
 
     private static func inetAddress(_ port: UInt16) -> sockaddr_in {

@@ -6,6 +6,7 @@ import Musl
 import ArgumentParser
 import PetSpotLocation
 import PetSpotLocationClient
+import PetSpotPOSIX
 import PetSpotProtocol
 
 /// `petspot-location authorization status|request|reset`.
@@ -91,8 +92,8 @@ struct AuthorizationCommand: AsyncParsableCommand {
             let target: UInt32
             if let uid {
                 target = uid
-            } else if let user, let entry = getpwnam(user) {
-                target = entry.pointee.pw_uid
+            } else if let user, let uid = UserDatabase.uid(ofUser: user) {
+                target = uid
             } else {
                 throw CLIExit(code: CLIExit.usage, message: "petspot-location: no user named \(user ?? "")")
             }

@@ -7,6 +7,7 @@ import ArgumentParser
 import Foundation
 import PetSpotJSON
 import PetSpotLocation
+import PetSpotPOSIX
 import PetSpotProtocol
 
 /// `petspot-location call METHOD [--params JSON]`: one raw JSON-RPC request,
@@ -60,29 +61,18 @@ struct CallCommand: ParsableCommand {
 
     /// Connects, sends `request`, and reads one line back.
     private func exchange(_ request: String) throws -> String {
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw unreachable("socket: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = Array(socket.utf8)
-        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else { throw unreachable("socket path too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+        guard let address = UnixSocketAddress(path: socket) else { throw unreachable("\(socket): not a usable socket path") }
+        let descriptor: Int32
+        do throws(SystemCallError) {
+            descriptor = try address.connectStream()
+        } catch {
+            throw unreachable("\(socket): \(error.reason)")
         }
-        guard connected == 0 else { throw unreachable("\(socket): \(String(cString: strerror(errno)))") }
-        let bytes = Array(request.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0 {
-                if errno == EINTR { continue }
-                throw unreachable("send: \(String(cString: strerror(errno)))")
-            }
-            offset += sent
+        defer { close(descriptor) }
+        do {
+            try Descriptor.sendAll(descriptor, Array(request.utf8))
+        } catch {
+            throw unreachable("\(error)")
         }
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)

@@ -14,6 +14,7 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotSystemd
 import PetSpotLocation
+import PetSpotPOSIX
 
 /// `petspot-locationd`: the PetSpot location daemon (started from main.swift).
 struct LocationDaemonCommand: AsyncParsableCommand {
@@ -135,9 +136,8 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         }
         // The state directory (and the audit log's, when elsewhere) must be
         // the daemon's own before anything in them is read or written.
-        let auditDirectory = String(
-            configuration.daemon.auditLog[..<(configuration.daemon.auditLog.lastIndex(of: "/") ?? configuration.daemon.auditLog.startIndex)])
-        for directory in Set([configuration.daemon.stateDirectory, auditDirectory]) where !directory.isEmpty {
+        let auditDirectory = PathName.directory(of: configuration.daemon.auditLog).flatMap { $0 == "/" ? nil : $0 }
+        for directory in Set([configuration.daemon.stateDirectory, auditDirectory].compactMap { $0 }) where !directory.isEmpty {
             do {
                 try TrustedDirectory.prepare(directory)
             } catch {
@@ -182,15 +182,7 @@ extension ServerSettings {
 /// the daemon links only FoundationEssentials).
 enum StandardError {
     static func write(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
+        // Nothing to do when standard error itself fails.
+        try? Descriptor.writeAll(2, Array(text.utf8))
     }
 }

@@ -20,11 +20,11 @@ import TestSupport
         defer { directory.remove() }
         let path = directory.file("logs/audit.jsonl")
         let log = AuditLog(path: path, maxBytes: 1 << 20, logger: Logger(label: "test"))
-        await log.record(
+        log.record(
             AuditRecord(
                 method: "location.get", client: Self.client, status: .authorized, accuracy: .reduced,
                 source: .gpsd, fixAge: 0.123456, time: UTCTimestamp(secondsSince1970: 0)))
-        await log.record(AuditRecord(method: "location.get", client: Self.client, status: .denied, reason: "denied"))
+        log.record(AuditRecord(method: "location.get", client: Self.client, status: .denied, reason: "denied"))
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 2)
         #expect(
@@ -70,7 +70,7 @@ import TestSupport
         let path = directory.file("audit.jsonl")
         let log = AuditLog(path: path, maxBytes: 4096, generations: 2, logger: Logger(label: "test"))
         for _ in 0..<100 {
-            await log.record(AuditRecord(method: "location.get", client: Self.client, status: .notDetermined))
+            log.record(AuditRecord(method: "location.get", client: Self.client, status: .notDetermined))
         }
         let current = try Data(contentsOf: URL(fileURLWithPath: path))
         let rotated = try Data(contentsOf: URL(fileURLWithPath: path + ".1"))
@@ -90,7 +90,7 @@ import TestSupport
         let log = AuditLog(path: path, maxBytes: 4096, logger: Logger(label: "test"))
         #expect(log.generations == 5)
         for _ in 0..<400 {
-            await log.record(AuditRecord(method: "location.get", client: Self.client, status: .authorized))
+            log.record(AuditRecord(method: "location.get", client: Self.client, status: .authorized))
         }
         for number in 1...5 { #expect(FileManager.default.fileExists(atPath: "\(path).\(number)")) }
         #expect(!FileManager.default.fileExists(atPath: path + ".6"))
@@ -108,14 +108,14 @@ import TestSupport
         defer { directory.remove() }
         let path = directory.file("audit.jsonl")
         let log = AuditLog(path: path, maxBytes: 1 << 20, repeatWindow: .seconds(3600), logger: Logger(label: "test"))
-        await log.record(AuditRecord(method: "location.get", client: Self.client, status: .authorized))
+        log.record(AuditRecord(method: "location.get", client: Self.client, status: .authorized))
         let attacker = ClientIdentity(uid: 4242, gid: 4242, pid: 99)
         for _ in 0..<10_000 {
-            await log.record(
+            log.record(
                 AuditRecord(method: "location.get", client: attacker, status: .denied, reason: "denied"))
         }
         // Another uid's refusal is its own record.
-        await log.record(AuditRecord(method: "location.get", client: Self.client, status: .denied, reason: "denied"))
+        log.record(AuditRecord(method: "location.get", client: Self.client, status: .denied, reason: "denied"))
         log.flushRepeats()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 4, "\(lines)")
@@ -131,7 +131,7 @@ import TestSupport
         let log = AuditLog(path: path, maxBytes: 1 << 20, repeatWindow: .zero, logger: Logger(label: "test"))
         let attacker = ClientIdentity(uid: 4242, gid: 4242, pid: 99)
         for _ in 0..<3 {
-            await log.record(AuditRecord(method: "location.get", client: attacker, status: .denied, reason: "denied"))
+            log.record(AuditRecord(method: "location.get", client: attacker, status: .denied, reason: "denied"))
         }
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 3)
@@ -144,8 +144,8 @@ import TestSupport
         try directory.write("file", "")
         let (logger, messages) = RecordingLogHandler.logger()
         let log = AuditLog(path: directory.file("file/audit.jsonl"), maxBytes: 4096, logger: logger)
-        await log.record(AuditRecord(method: "location.get", client: Self.client))
-        await log.record(AuditRecord(method: "location.get", client: Self.client))
+        log.record(AuditRecord(method: "location.get", client: Self.client))
+        log.record(AuditRecord(method: "location.get", client: Self.client))
         #expect(messages.all.filter { $0.contains("cannot write the audit log") }.count == 1)
     }
 }

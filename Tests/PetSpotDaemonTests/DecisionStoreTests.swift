@@ -59,6 +59,25 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: directory.file("decisions.json")))
     }
 
+    /// The quarantine's reason names the member that is wrong.
+    @Test(arguments: [
+        (#"{"version":1,"decisions":{"5":{"status":"maybe"}}}"#, "decisions.5.status: must be one of"),
+        (#"{"version":1,"decisions":{"x":{"status":"denied"}}}"#, #"decisions.x: "x" is not a uid"#),
+        (#"{"version":1,"decisions":{"5":{"status":"denied","until":3}}}"#, "decisions.5: unknown member decisions.5.until"),
+        (#"{"version":2,"decisions":{}}"#, "version: version 2, not 1"),
+        (#"{"decisions":{}}"#, "version"),
+        ("[]", "must be an object"),
+        ("{", "not JSON"),
+    ])
+    func aCorruptFileSaysWhichMemberIsWrong(contents: String, reason: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("decisions.json", contents)
+        let store = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
+        let quarantine = try #require(store.quarantine)
+        #expect(quarantine.reason.hasPrefix(reason), "\(quarantine.reason)")
+    }
+
     @Test func item17_aGoodFilePutInPlaceEndsTheQuarantine() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -10,6 +10,7 @@ import Foundation
 #endif
 import Logging
 import NIOConcurrencyHelpers
+import PetSpotPOSIX
 import PetSpotLocation
 
 /// The audit log (SPEC §6): one JSON object per line in `daemon.audit_log`,
@@ -36,23 +37,23 @@ import PetSpotLocation
 /// a power loss can lose at most that many other records.
 ///
 /// A failing write is logged (once per kind of failure) and never stops the daemon.
-public actor AuditLog {
+public final class AuditLog: Sendable {
     /// The file's path.
-    public nonisolated let path: String
+    public let path: String
     /// The size that starts a rotation.
-    public nonisolated let maxBytes: Int
+    public let maxBytes: Int
     /// How many rotated files are kept.
-    public nonisolated let generations: Int
+    public let generations: Int
     /// How long identical refusals are counted instead of recorded.
-    public nonisolated let repeatWindow: Duration
+    public let repeatWindow: Duration
     /// At most this many records between two `fdatasync`s.
     public static let syncEvery = 1024
     /// Most distinct refusals being counted at once; past it, all are summarised.
     static let maximumRepeatKeys = 1024
-    private nonisolated let logger: Logger
-    /// The open file, behind a lock rather than the actor so that a request
-    /// answered on its event loop records without a task (``recordNow(_:)``).
-    private nonisolated let file = NIOLockedValueBox(OpenFile())
+    private let logger: Logger
+    /// The open file, behind a lock: a request answered on its event loop
+    /// records without a task or an actor hop.
+    private let file = NIOLockedValueBox(OpenFile())
 
     private struct OpenFile: Sendable {
         var descriptor: Int32 = -1
@@ -94,12 +95,9 @@ public actor AuditLog {
         file.withLockedValue { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
-    /// Appends one record.
-    public func record(_ record: AuditRecord) { recordNow(record) }
-
-    /// Appends one record at once, from any thread: records from all
-    /// threads are appended whole and in the order they take the lock.
-    public nonisolated func recordNow(_ record: AuditRecord) {
+    /// Appends one record at once, from any thread or task: records from
+    /// all threads are appended whole and in the order they take the lock.
+    public func record(_ record: AuditRecord) {
         file.withLockedValue { file in
             let now = ContinuousClock.now
             if let end = file.nextWindowEnd, end <= now { summarise(&file, endedBy: now) }
@@ -121,11 +119,11 @@ public actor AuditLog {
 
     /// Writes the summaries of counted refusals whose window ended by `now`
     /// (all of them when `now` is `nil`).
-    public nonisolated func flushRepeats() {
+    public func flushRepeats() {
         file.withLockedValue { summarise(&$0, endedBy: nil) }
     }
 
-    private nonisolated func summarise(_ file: inout OpenFile, endedBy now: ContinuousClock.Instant?) {
+    private func summarise(_ file: inout OpenFile, endedBy now: ContinuousClock.Instant?) {
         var next: ContinuousClock.Instant?
         for (key, entry) in file.repeats {
             if let now, entry.windowEnd > now {
@@ -145,7 +143,7 @@ public actor AuditLog {
         file.nextWindowEnd = next
     }
 
-    private nonisolated func appendRecord(_ record: AuditRecord, to file: inout OpenFile) {
+    private func appendRecord(_ record: AuditRecord, to file: inout OpenFile) {
         let line = record.jsonLine
         do {
             try openIfNeeded(&file)
@@ -190,12 +188,12 @@ public actor AuditLog {
     }
 
     /// The path of rotated generation `number` (1 is the newest).
-    public nonisolated func generationPath(_ number: Int) -> String { "\(path).\(number)" }
+    public func generationPath(_ number: Int) -> String { "\(path).\(number)" }
 
-    private nonisolated func openIfNeeded(_ file: inout OpenFile) throws(AtomicFile.Failure) {
+    private func openIfNeeded(_ file: inout OpenFile) throws(AtomicFile.Failure) {
         guard file.descriptor < 0 else { return }
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try AtomicFile.makeDirectory(String(path[..<slash]))
+        if let directory = PathName.directory(of: path), directory != "/" {
+            try AtomicFile.makeDirectory(directory)
         }
         let opened = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard opened >= 0 else { throw AtomicFile.Failure(step: "open", path: path, code: errno) }
@@ -205,7 +203,7 @@ public actor AuditLog {
         file.descriptor = opened
     }
 
-    private nonisolated func rotate(_ file: inout OpenFile) throws(AtomicFile.Failure) {
+    private func rotate(_ file: inout OpenFile) throws(AtomicFile.Failure) {
         fdatasync(file.descriptor)
         close(file.descriptor)
         file.descriptor = -1
@@ -232,15 +230,11 @@ public actor AuditLog {
         }
     }
 
-    private nonisolated func append(_ line: [UInt8], to file: inout OpenFile) throws(AtomicFile.Failure) {
-        var offset = 0
-        while offset < line.count {
-            let written = line[offset...].withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw AtomicFile.Failure(step: "write", path: path, code: errno)
-            }
-            offset += written
+    private func append(_ line: [UInt8], to file: inout OpenFile) throws(AtomicFile.Failure) {
+        do throws(SystemCallError) {
+            try Descriptor.writeAll(file.descriptor, line)
+        } catch {
+            throw AtomicFile.Failure(step: "write", path: path, code: error.code)
         }
         file.size += line.count
     }

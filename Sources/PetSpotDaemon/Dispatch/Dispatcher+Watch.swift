@@ -34,7 +34,7 @@ extension Dispatcher {
         guard let (number, stop) = await session.openSubscription() else {
             throw .invalidRequest("too many subscriptions on this connection")
         }
-        await audit?.record(
+        audit?.record(
             AuditRecord(method: method, client: session.identity, status: .authorized, accuracy: accuracy))
         let policy = self.policy
         let registry = self.registry
@@ -56,7 +56,7 @@ extension Dispatcher {
             guard let refusal = LocationError(refusing: state.status) else {
                 return .success(grant.presentation ?? .full)
             }
-            await audit?.record(
+            audit?.record(
                 AuditRecord(
                     method: "location.watchEnded", state: state, client: session.identity, reason: refusal.reason))
             return .failure(refusal)

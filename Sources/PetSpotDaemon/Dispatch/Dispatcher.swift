@@ -109,7 +109,7 @@ public struct Dispatcher: Sendable {
         else { return nil }
         metrics.request(request.method)
         let shown = presentation.apply(fix)
-        audit?.recordNow(answered(shown, accuracy: grant.state.accuracy ?? .full, session: session))
+        audit?.record(answered(shown, accuracy: grant.state.accuracy ?? .full, session: session))
         return Array(RPCCodec.line(RPCCodec.response(id: id, result: WireCoding.encode(shown))).utf8)
     }
 
@@ -202,7 +202,7 @@ public struct Dispatcher: Sendable {
         let grant = await policy.grant(for: session.identity, connection: session.id)
         let state = grant.state
         if let refusal = LocationError(refusing: state.status) {
-            await audit?.record(
+            audit?.record(
                 AuditRecord(method: method, state: state, client: session.identity, reason: refusal.reason))
             throw RPCError(refusal)
         }
@@ -221,7 +221,7 @@ public struct Dispatcher: Sendable {
         do {
             raw = try await source.location(presentation.serving(request))
         } catch {
-            await audit?.record(
+            audit?.record(
                 AuditRecord(
                     method: method, client: session.identity, status: .authorized, accuracy: accuracy,
                     reason: error.reason))
@@ -235,7 +235,7 @@ public struct Dispatcher: Sendable {
             (accuracy, presentation) = try await authorized(session, method: method)
         }
         let fix = presentation.apply(raw)
-        await audit?.record(answered(fix, accuracy: accuracy, session: session))
+        audit?.record(answered(fix, accuracy: accuracy, session: session))
         return WireCoding.encode(fix)
     }
 

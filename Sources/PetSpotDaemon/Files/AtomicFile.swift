@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 
 /// Crash-safe file replacement: write a temporary file in the same
 /// directory, fsync it, rename it over the target, fsync the directory.
@@ -32,7 +33,11 @@ enum AtomicFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw Failure(step: "create", path: temporary, code: errno) }
         do throws(Failure) {
-            try writeAll(bytes, to: descriptor, path: temporary)
+            do {
+                try Descriptor.writeAll(descriptor, bytes)
+            } catch {
+                throw Failure(step: "write", path: temporary, code: error.code)
+            }
             // The mode given to open() is filtered by the umask; make it exact.
             guard fchmod(descriptor, mode) == 0 else { throw Failure(step: "chmod", path: temporary, code: errno) }
             guard fsync(descriptor) == 0 else { throw Failure(step: "fsync", path: temporary, code: errno) }
@@ -79,43 +84,16 @@ enum AtomicFile {
         }
     }
 
-    /// Reads at most `limit` bytes of `path` (more means the file is larger).
+    /// Reads at most `limit` bytes of `path` (more means the file is larger); a symlink is refused.
     static func read(_ path: String, atMost limit: Int) throws(Failure) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw Failure(step: "open", path: path, code: errno) }
-        defer { close(descriptor) }
-        // Read through a scratch buffer and appended: a generous limit costs
-        // nothing for a short file (nothing is allocated up to the limit).
-        var bytes: [UInt8] = []
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: min(limit, 64 << 10), alignment: 1)
-        defer { scratch.deallocate() }
-        while bytes.count < limit {
-            let count = Glibc.read(descriptor, scratch.baseAddress, min(scratch.count, limit - bytes.count))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(step: "read", path: path, code: errno)
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
-        }
-        return bytes
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(Failure) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw Failure(step: "write", path: path, code: errno)
-            }
-            offset += written
+        do throws(SystemCallError) {
+            return try BoundedFile.read(path, atMost: limit, flags: O_NOFOLLOW)
+        } catch {
+            throw Failure(step: error.call, path: path, code: error.code)
         }
     }
 
     private static func split(_ path: String) -> (directory: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let directory = String(path[..<slash])
-        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+        (PathName.directory(of: path) ?? ".", PathName.name(of: path))
     }
 }

@@ -11,7 +11,9 @@ import Musl
 import Logging
 import NIOCore
 import NIOPosix
+import PetSpotJSON
 import PetSpotLocation
+import PetSpotPOSIX
 import PetSpotPolicy
 
 /// Remembered decisions, keyed by uid, persisted in `<state_dir>/decisions.json`.
@@ -55,12 +57,6 @@ struct DecisionStore {
         var movedTo: String?
         /// When it was found.
         var since: UTCTimestamp
-    }
-
-    /// The on-disk shape.
-    struct FileContents: Codable, Equatable {
-        var version: Int
-        var decisions: [String: RememberedDecision]
     }
 
     /// Loads the store of `stateDirectory`.
@@ -131,8 +127,7 @@ struct DecisionStore {
 
         /// Writes the file (state directory created 0700 when missing), atomically, here and now.
         func write() throws(AtomicFile.Failure) {
-            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-            if !directory.isEmpty { try AtomicFile.makeDirectory(directory) }
+            if let directory = PathName.directory(of: path), directory != "/" { try AtomicFile.makeDirectory(directory) }
             try AtomicFile.write(bytes, to: path)
         }
 
@@ -155,36 +150,61 @@ struct DecisionStore {
     static func load(path: String) -> Result<[UInt32: RememberedDecision], LoadProblem> {
         var info = stat()
         if lstat(path, &info) != 0, errno == ENOENT { return .success([:]) }
-        do {
-            let data = Data(try AtomicFile.read(path, atMost: maximumFileSize + 1))
-            guard data.count <= maximumFileSize else {
-                return .failure(LoadProblem(description: "larger than \(maximumFileSize) bytes"))
-            }
-            let contents = try JSONDecoder().decode(FileContents.self, from: data)
-            guard contents.version == 1 else {
-                return .failure(LoadProblem(description: "version \(contents.version), not 1"))
-            }
-            var decisions: [UInt32: RememberedDecision] = [:]
-            for (key, decision) in contents.decisions {
-                guard let uid = UInt32(key) else {
-                    return .failure(LoadProblem(description: "\"\(key)\" is not a uid"))
-                }
-                decisions[uid] = RememberedDecision(status: decision.status, accuracy: decision.accuracy)
-            }
-            return .success(decisions)
+        let bytes: [UInt8]
+        do throws(AtomicFile.Failure) {
+            bytes = try AtomicFile.read(path, atMost: maximumFileSize + 1)
         } catch {
             return .failure(LoadProblem(description: "\(error)"))
         }
+        guard bytes.count <= maximumFileSize else {
+            return .failure(LoadProblem(description: "larger than \(maximumFileSize) bytes"))
+        }
+        do {
+            return .success(try decode(JSONValue.parse(bytes: bytes)))
+        } catch let error as JSONFieldError {
+            return .failure(LoadProblem(description: error.description))
+        } catch {
+            return .failure(LoadProblem(description: "not JSON: \(error)"))
+        }
     }
 
-    /// The bytes of the file for `decisions`.
+    /// The decisions of the file's JSON: `{"version": 1, "decisions": {"UID":
+    /// {"status": S, "accuracy"?: A}}}`; a problem names its member.
+    static func decode(_ document: JSONValue) throws(JSONFieldError) -> [UInt32: RememberedDecision] {
+        let file = try JSONFields(document)
+        try file.rejectUnknown(["version", "decisions"])
+        let version = try file.required("version", file.integer("version", in: 0...Int(Int32.max)))
+        guard version == 1 else { throw JSONFieldError(path: "version", message: "version \(version), not 1") }
+        let entries = try file.required("decisions", file.object("decisions"))
+        var decisions: [UInt32: RememberedDecision] = [:]
+        for key in entries.members.keys {
+            guard let uid = UInt32(key) else {
+                throw JSONFieldError(path: entries.path(of: key), message: "\"\(key)\" is not a uid")
+            }
+            let entry = try entries.required(key, entries.object(key))
+            try entry.rejectUnknown(["status", "accuracy"])
+            let status = try entry.required(
+                "status", entry.choice("status", of: AuthorizationStatus.self, allowed: AuthorizationStatus.allCases))
+            let accuracy = try entry.choice(
+                "accuracy", of: AccuracyAuthorization.self, allowed: AccuracyAuthorization.allCases)
+            decisions[uid] = RememberedDecision(status: status, accuracy: accuracy)
+        }
+        return decisions
+    }
+
+    /// The bytes of the file for `decisions` (members sorted: the same
+    /// decisions always give the same bytes).
     static func encode(_ decisions: [UInt32: RememberedDecision]) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let contents = FileContents(
-            version: 1, decisions: Dictionary(uniqueKeysWithValues: decisions.map { (String($0.key), $0.value) }))
-        // Encoding plain strings and enums cannot fail.
-        return Array((try? encoder.encode(contents)) ?? Data()) + [10]
+        var entries: [String: JSONValue] = [:]
+        for (uid, decision) in decisions {
+            var entry: [String: JSONValue] = ["status": .string(decision.status.rawValue)]
+            if let accuracy = decision.accuracy { entry["accuracy"] = .string(accuracy.rawValue) }
+            entries[String(uid)] = .object(entry)
+        }
+        var bytes: [UInt8] = []
+        JSONValue.object(["version": 1, "decisions": .object(entries)]).write(utf8: &bytes)
+        bytes.append(10)
+        return bytes
     }
 }
 

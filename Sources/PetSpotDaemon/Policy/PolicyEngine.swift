@@ -88,7 +88,7 @@ public actor PolicyEngine: AccessPolicy {
         self.store = DecisionStore(stateDirectory: stateDirectory, logger: logger)
         self.audit = audit
         self.logger = logger
-        if let quarantine = store.quarantine { audit?.recordNow(Self.quarantineRecord(quarantine)) }
+        if let quarantine = store.quarantine { audit?.record(Self.quarantineRecord(quarantine)) }
     }
 
     private static func quarantineRecord(_ quarantine: DecisionStore.Quarantine) -> AuditRecord {
@@ -121,12 +121,12 @@ public actor PolicyEngine: AccessPolicy {
         if let quarantine = store.quarantine {
             store.reload()
             if store.quarantine == nil {
-                audit?.recordNow(
+                audit?.record(
                     AuditRecord(
                         method: "decisions.restored", client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
                         reason: "quarantined since \(quarantine.since.iso8601); \(store.decisions.count) decisions in force"))
             } else if let again = store.quarantine, again.movedTo != nil {
-                audit?.recordNow(Self.quarantineRecord(again))
+                audit?.record(Self.quarantineRecord(again))
             }
         }
         recordPolicyChange(from: previous, clientsBefore: before)
@@ -134,7 +134,7 @@ public actor PolicyEngine: AccessPolicy {
             logger.notice(
                 "prompt agent no longer allowed by [policy.agent]; dropped", metadata: ["conn": "\(agent.connection)"])
             self.agent = nil
-            audit?.recordNow(
+            audit?.record(
                 AuditRecord(method: "agent.removed", client: agent.client, reason: "no longer allowed by [policy.agent]"))
             finishPrompts(heldBy: agent.connection)
         }
@@ -180,14 +180,14 @@ public actor PolicyEngine: AccessPolicy {
         {
             changes.append("reduced accuracy or prompt timeout")
         }
-        audit?.recordNow(
+        audit?.record(
             AuditRecord(
                 method: "policy.reloaded", client: daemon,
                 reason: changes.isEmpty ? "policy changed" : changes.joined(separator: "; ")))
         for (client, old) in clientsBefore {
             let new = status(for: client, connection: ConnectionID(0))
             guard new.status != old.status || new.accuracy != old.accuracy else { continue }
-            audit?.recordNow(
+            audit?.record(
                 AuditRecord(
                     method: "policy.statusChanged", client: client, status: new.status, accuracy: new.accuracy,
                     decidedBy: new.decidedBy.rawValue,
@@ -220,7 +220,7 @@ public actor PolicyEngine: AccessPolicy {
             logger.warning(
                 "authorization request refused: remembered decisions are quarantined",
                 metadata: ["uid": "\(client.uid)", "movedTo": "\(quarantine.movedTo ?? "-")"])
-            await audit?.record(
+            audit?.record(
                 AuditRecord(
                     method: "authorization.request", client: client, status: .notDetermined,
                     reason: "\(LocationError.promptUnavailable.reason): remembered decisions quarantined"))
@@ -236,7 +236,7 @@ public actor PolicyEngine: AccessPolicy {
             how = "prompt"
         case .agent:
             guard let answer = await ask(client: client, accuracy: accuracy) else {
-                await audit?.record(
+                audit?.record(
                     AuditRecord(
                         method: "authorization.request", client: client, status: .notDetermined,
                         reason: LocationError.promptUnavailable.reason))
@@ -266,7 +266,7 @@ public actor PolicyEngine: AccessPolicy {
         logger.notice(
             "authorization decided",
             metadata: ["uid": "\(client.uid)", "status": "\(state.status.rawValue)", "by": "\(how)"])
-        await audit?.record(
+        audit?.record(
             AuditRecord(
                 method: "authorization.request", client: client, status: state.status, accuracy: state.accuracy,
                 decidedBy: how))
@@ -297,7 +297,7 @@ public actor PolicyEngine: AccessPolicy {
 
     public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) {
         guard policy.admin.contains(client) else {
-            await audit?.record(
+            audit?.record(
                 AuditRecord(
                     method: "authorization.reset", client: client, reason: LocationError.forbidden.reason,
                     targetUid: uid))
@@ -307,7 +307,7 @@ public actor PolicyEngine: AccessPolicy {
         for (connection, grant) in allowOnce where grant.uid == uid { allowOnce[connection] = nil }
         notifyChanged()
         logger.notice("authorization reset", metadata: ["uid": "\(uid)", "by": "\(client.uid)"])
-        await audit?.record(
+        audit?.record(
             AuditRecord(method: "authorization.reset", client: client, status: .notDetermined, targetUid: uid))
     }
 
@@ -315,7 +315,7 @@ public actor PolicyEngine: AccessPolicy {
         async throws(LocationError)
     {
         guard policy.agent.contains(client) else {
-            audit?.recordNow(
+            audit?.record(
                 AuditRecord(method: "agent.register", client: client, reason: LocationError.forbidden.reason))
             throw .forbidden
         }
@@ -327,7 +327,7 @@ public actor PolicyEngine: AccessPolicy {
             logger.notice(
                 "a newer prompt agent replaces the registered one",
                 metadata: ["old": "\(previous.connection)", "new": "\(connection)"])
-            audit?.recordNow(
+            audit?.record(
                 AuditRecord(
                     method: "agent.replaced", client: previous.client,
                     reason: "replaced by uid \(client.uid) pid \(client.pid)"))
@@ -343,7 +343,7 @@ public actor PolicyEngine: AccessPolicy {
                 }
             }
         }
-        audit?.recordNow(AuditRecord(method: "agent.register", client: client, decidedBy: "agent"))
+        audit?.record(AuditRecord(method: "agent.register", client: client, decidedBy: "agent"))
     }
 
     public func mayBePromptAgent(_ client: ClientIdentity) -> Bool { policy.agent.contains(client) }
@@ -374,7 +374,7 @@ public actor PolicyEngine: AccessPolicy {
         let allowOnceEnding = allowOnce[connection]
         if allowOnceEnding != nil { allowOnce[connection] = nil }
         if let grant = allowOnceEnding {
-            audit?.recordNow(
+            audit?.record(
                 AuditRecord(
                     method: "authorization.allowOnceEnded", client: ClientIdentity(uid: grant.uid, gid: 0, pid: 0),
                     status: .notDetermined, reason: "the connection holding the allow-once grant closed"))
@@ -382,7 +382,7 @@ public actor PolicyEngine: AccessPolicy {
         guard let agent, agent.connection == connection else { return }
         self.agent = nil
         logger.notice("prompt agent left", metadata: ["conn": "\(connection)"])
-        audit?.recordNow(AuditRecord(method: "agent.removed", client: agent.client, reason: "the agent disconnected"))
+        audit?.record(AuditRecord(method: "agent.removed", client: agent.client, reason: "the agent disconnected"))
         finishPrompts(heldBy: connection)
     }
 
@@ -443,42 +443,37 @@ public actor PolicyEngine: AccessPolicy {
         nextWaiter += 1
         let waiter = nextWaiter
         guard let deadline = prompts[id]?.deadline else { return nil }
-        return await withTaskGroup(of: Void.self) { group in
-            if isNew {
-                // Sent once the first waiter is in place (the send never waits on the agent's socket).
-                group.addTask {
-                    guard let message = await self.promptMessage(id) else { return }
-                    do {
-                        try await agent.send(message)
-                    } catch {
-                        await self.finish(id, nil)
-                    }
-                }
-            }
-            group.addTask {
-                // The bound of the wait: cancelled as soon as the answer is in.
-                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                await self.finish(id, nil)
-            }
-            let answer = await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    if prompts[id] != nil {
-                        prompts[id]?.waiters[waiter] = continuation
-                    } else {
-                        continuation.resume(returning: nil)
-                    }
-                }
-            } onCancel: {
-                // The requester left (its connection closed): withdraw its interest.
-                Task { await self.withdraw(waiter, from: id) }
-            }
-            group.cancelAll()
-            return answer
+        let newPromptAgent = isNew ? agent : nil
+        return await withDeadline(deadline) {
+            await self.finish(id, nil)
+            return nil
+        } operation: {
+            await self.awaitAnswer(to: id, as: waiter, sendingTo: newPromptAgent)
         }
     }
 
-    /// The `agent.prompt` of an open prompt.
-    private func promptMessage(_ id: Int) -> JSONValue? { prompts[id]?.message }
+    /// Waits as `waiter` for the answer to prompt `id`; sends the prompt to
+    /// `agent` once this first waiter is in place (the send never waits on
+    /// the agent's socket). A requester that leaves withdraws its interest.
+    private func awaitAnswer(to id: Int, as waiter: UInt64, sendingTo agent: Agent?) async -> AgentAnswer? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard prompts[id] != nil else { return continuation.resume(returning: nil) }
+                prompts[id]?.waiters[waiter] = continuation
+                guard let agent, let message = prompts[id]?.message else { return }
+                Task {
+                    do {
+                        try await agent.send(message)
+                    } catch {
+                        self.finish(id, nil)
+                    }
+                }
+            }
+        } onCancel: {
+            // The requester left (its connection closed): withdraw its interest.
+            Task { await self.withdraw(waiter, from: id) }
+        }
+    }
 
     /// Prompts open now (tests, status).
     public var openPromptCount: Int { prompts.count }
@@ -524,6 +519,6 @@ public actor PolicyEngine: AccessPolicy {
     }
 
     private func record(_ method: String, _ state: AuthorizationState, _ client: ClientIdentity) async {
-        await audit?.record(AuditRecord(method: method, state: state, client: client))
+        audit?.record(AuditRecord(method: method, state: state, client: client))
     }
 }

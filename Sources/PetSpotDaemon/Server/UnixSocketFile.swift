@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PetSpotPOSIX
 
 /// Preparing and cleaning up the socket file: refuse to steal a live
 /// daemon's socket, remove a stale one, create the parent directory, and
@@ -31,8 +32,7 @@ enum UnixSocketFile {
 
     /// Makes `path` free for binding.
     static func prepare(_ path: String) throws(Failure) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+        if let directory = PathName.directory(of: path), !FileManager.default.fileExists(atPath: directory) {
             if mkdir(directory, 0o755) != 0, errno != EEXIST {
                 throw .system("cannot create \(directory)", errno)
             }
@@ -46,29 +46,18 @@ enum UnixSocketFile {
 
     /// Whether something accepts connections on `path`.
     static func isLive(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
+        guard let address = UnixSocketAddress(path: path), let descriptor = try? address.connectStream() else {
+            return false
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0
+        close(descriptor)
+        return true
     }
 
     /// Applies the configured mode and group to a bound socket.
     static func secure(_ path: String, mode: UInt32, group: String?) throws(Failure) {
         if let group {
-            guard let entry = getgrnam(group) else { throw .unknownGroup(group) }
-            if chown(path, uid_t(bitPattern: -1), entry.pointee.gr_gid) != 0 {
+            guard let gid = UserDatabase.gid(ofGroup: group) else { throw .unknownGroup(group) }
+            if chown(path, uid_t(bitPattern: -1), gid) != 0 {
                 throw .system("cannot give \(path) to group \(group)", errno)
             }
         }
