@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .library(name: "PetSpotLocation", targets: ["PetSpotLocation"]),
         .library(name: "PetSpotLocationMock", targets: ["PetSpotLocationMock"]),
+        .library(name: "PetSpotSimulatedSource", targets: ["PetSpotSimulatedSource"]),
         .library(name: "PetSpotStaticSource", targets: ["PetSpotStaticSource"]),
         .library(name: "PetSpotGpsd", targets: ["PetSpotGpsd"]),
         .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
@@ -67,9 +68,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "PetSpotStaticSource", dependencies: ["PetSpotLocation", "PetSpotFixHub"], swiftSettings: swiftSettings),
+        // The scripted walk the `simulated` source plays (production code).
+        .target(
+            name: "PetSpotSimulatedSource",
+            dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotJSON"],
+            swiftSettings: swiftSettings
+        ),
+        // The test double of LocationService, for client test suites.
         .target(
             name: "PetSpotLocationMock",
-            dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotJSON"],
+            dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotSimulatedSource"],
             swiftSettings: swiftSettings
         ),
         .systemLibrary(
@@ -174,7 +182,7 @@ let package = Package(
             name: "petspot-locationd",
             dependencies: [
                 "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
-                "PetSpotLocationMock", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", argumentParser, logging,
+                "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", argumentParser, logging,
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings,
@@ -190,7 +198,8 @@ let package = Package(
         .executableTarget(
             name: "petspot-report",
             dependencies: [
-                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", "PetSpotOutbox",
+                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", "PetSpotSimulatedSource",
+                "PetSpotOutbox",
                 "PetSpotDelivery", "PetSpotKioskConfiguration", "PetSpotConfiguration", argumentParser, logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -237,8 +246,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PetSpotSimulatedSourceTests",
+            dependencies: ["PetSpotSimulatedSource", "PetSpotLocation", "PetSpotFixHub", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PetSpotLocationMockTests",
-            dependencies: ["PetSpotLocationMock", "PetSpotLocation", "PetSpotFixHub", "TestSupport"],
+            dependencies: [
+                "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotLocation", "PetSpotFixHub", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -264,7 +280,8 @@ let package = Package(
         .testTarget(
             name: "PetSpotReportTests",
             dependencies: [
-                "PetSpotReport", "PetSpotLocation", "PetSpotLocationMock", "PetSpotFixHub", "petspot-report",
+                "PetSpotReport", "PetSpotLocation", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotFixHub",
+                "petspot-report",
             ],
             swiftSettings: swiftSettings
         ),
@@ -272,7 +289,7 @@ let package = Package(
             name: "PetSpotDaemonTests",
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
-                "PetSpotFixHub", "PetSpotLocationMock", "PetSpotStaticSource", logging,
+                "PetSpotFixHub", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotStaticSource", logging,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -43,7 +43,7 @@ let package = Package(
         .executableTarget(
             name: "fuzz-config", dependencies: [root("PetSpotConfiguration")], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "fuzz-scenario", dependencies: [root("PetSpotLocationMock")], swiftSettings: swiftSettings),
+            name: "fuzz-scenario", dependencies: [root("PetSpotSimulatedSource")], swiftSettings: swiftSettings),
         .executableTarget(
             name: "fuzz-gpsd", dependencies: [root("PetSpotGpsd"), root("PetSpotLocation")],
             swiftSettings: swiftSettings),

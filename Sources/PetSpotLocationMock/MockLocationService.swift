@@ -1,7 +1,10 @@
 import PetSpotFixHub
 import PetSpotLocation
+import PetSpotSimulatedSource
 
-/// A scriptable ``LocationService`` for tests and simulated runs.
+/// A scriptable ``LocationService`` for test suites: the test double of
+/// ``LocationService`` (the daemon's own simulated source is
+/// `PetSpotSimulatedSource`'s ``ScenarioPlayer``).
 ///
 /// Positions come from a ``FixHub`` fed by ``play(_:)`` (a ``Scenario``) or
 /// by ``send(_:)``; authorization is a small state machine that tests

@@ -1,7 +1,7 @@
 public import PetSpotLocation
 
 /// How `authorization.request` resolves a `notDetermined` client (`policy.prompt`).
-public enum PromptMode: String, Sendable, Hashable, Codable, CaseIterable {
+public enum PromptMode: String, Sendable, Hashable, CaseIterable {
     /// Ask the registered prompt agent and wait up to `policy.prompt_timeout`.
     case agent
     /// Authorize at once.
@@ -34,7 +34,7 @@ public struct PrincipalSet: Sendable, Hashable {
 }
 
 /// A decision remembered for a uid (from the agent, or `prompt = allow/deny`).
-public struct RememberedDecision: Sendable, Hashable, Codable {
+public struct RememberedDecision: Sendable, Hashable {
     /// The remembered status.
     public var status: AuthorizationStatus
     /// The accuracy granted with `authorized`.

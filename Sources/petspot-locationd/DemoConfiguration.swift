@@ -10,7 +10,7 @@ import Musl
 #endif
 import PetSpotConfiguration
 import PetSpotLocation
-import PetSpotLocationMock
+import PetSpotSimulatedSource
 
 /// The embedded default: a simulated walk in Warsaw's Saski Park, no
 /// hardware, everyone authorized.

@@ -3,7 +3,7 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotFixHub
 import PetSpotLocation
-import PetSpotLocationMock
+import PetSpotSimulatedSource
 import PetSpotStaticSource
 
 /// Builds the configured position source (`[source]`). The only place that

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PetSpotLocation
 import PetSpotLocationMock
+import PetSpotSimulatedSource
 import PetSpotKioskConfiguration
 import PetSpotOutbox
 import PetSpotReport

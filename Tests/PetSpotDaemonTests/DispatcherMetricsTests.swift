@@ -5,6 +5,7 @@ import PetSpotFixHub
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotLocationMock
+import PetSpotSimulatedSource
 import PetSpotProtocol
 import Testing
 

@@ -189,8 +189,8 @@ struct FakeAgent {
         let fix = LocationFix(
             coordinate: Coordinate(latitude: 52.2301, longitude: 21.0101), horizontalAccuracy: 5, mode: .twoD,
             source: .simulated)
-        let reduced = await engine.present(fix, accuracy: .reduced)
+        let reduced = await engine.presentation(for: .reduced).apply(fix)
         #expect(reduced == ReducedAccuracy.reduce(fix, cellMeters: 5000))
-        #expect(await engine.present(fix, accuracy: .full) == fix)
+        #expect(await engine.presentation(for: .full).apply(fix) == fix)
     }
 }

@@ -37,7 +37,7 @@ import Testing
 
     @Test func eachWatcherGetsWhatItsOptionsAndGrantAllow() throws {
         let loop = EmbeddedEventLoop()
-        let fanOut = WatchFanOut(group: loop) { AsyncThrowingStream { $0.finish() } }
+        let fanOut = WatchFanOut(group: loop) { _ in {} }
         let outlet = RecordingOutlet()
         let bound = LoopBoundOutlet(outlet, eventLoop: loop)
         let reduced = GrantedPresentation(.reduced(cellMeters: 3000))
@@ -72,7 +72,7 @@ import Testing
     /// subscription and shows its own presentation.
     @Test func eachLineNamesItsSubscriptionAndPresentation() throws {
         let loop = EmbeddedEventLoop()
-        let fanOut = WatchFanOut(group: loop) { AsyncThrowingStream { $0.finish() } }
+        let fanOut = WatchFanOut(group: loop) { _ in {} }
         let outlet = RecordingOutlet()
         let bound = LoopBoundOutlet(outlet, eventLoop: loop)
         let watchers: [(connection: Int, subscription: Int, presentation: FixPresentation)] = [
@@ -110,7 +110,7 @@ import Testing
 
     @Test func aRemovedWatcherGetsNothingMoreAndLosesItsHeldLine() throws {
         let loop = EmbeddedEventLoop()
-        let fanOut = WatchFanOut(group: loop) { AsyncThrowingStream { $0.finish() } }
+        let fanOut = WatchFanOut(group: loop) { _ in {} }
         let outlet = RecordingOutlet()
         let bound = LoopBoundOutlet(outlet, eventLoop: loop)
         fanOut.add(Self.key(5), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound)
@@ -125,7 +125,7 @@ import Testing
     @Test func aLoopOutsideTheGroupIsNotServed() throws {
         let loop = EmbeddedEventLoop()
         let other = EmbeddedEventLoop()
-        let fanOut = WatchFanOut(group: loop) { AsyncThrowingStream { $0.finish() } }
+        let fanOut = WatchFanOut(group: loop) { _ in {} }
         #expect(fanOut.serves(loop))
         #expect(!fanOut.serves(other))
         let outlet = LoopBoundOutlet(RecordingOutlet(), eventLoop: other)

@@ -1,6 +1,7 @@
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotLocationMock
+import PetSpotSimulatedSource
 import Testing
 
 /// Scripted authorization flows, so client code can be tested against every path.

@@ -1,6 +1,7 @@
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotLocationMock
+import PetSpotSimulatedSource
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotLocationMock
+import PetSpotSimulatedSource
 import PetSpotReport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import PetSpotLocationMock
+import PetSpotSimulatedSource
 
 /// The scenario loader (simulated source): any bytes either give a
 /// ``Scenario`` or a ``ScenarioError``; they must never trap.

@@ -35,17 +35,13 @@ public final class WatchFanOut: Service, Sendable {
         }
     }
 
-    /// Where fixes come from.
-    enum Input: Sendable {
-        /// A stream of every fix, consumed by ``run()``.
-        case stream(@Sendable () -> AsyncThrowingStream<LocationFix, any Error>)
-        /// A synchronous observation (``FixHub/observe(_:)``): each fix goes
-        /// to the loops from the source's own executor, with no task wake-up
-        /// in between. Returns the observation's end.
-        case observation(@Sendable (@escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void)
-    }
+    /// How the fan-out hears of fixes: a synchronous observation
+    /// (``FixHub/observe(_:)``), so each fix goes to the loops from the
+    /// source's own executor with no task wake-up in between. Returns the
+    /// observation's end.
+    typealias Observation = @Sendable (@escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void
 
-    private let input: Input
+    private let observe: Observation
     private let authorizationChanges: (@Sendable () async -> AsyncStream<Void>)?
     private let tables: [(loop: any EventLoop, table: NIOLoopBoundBox<LoopTable>)]
     /// Every watcher, with its authorization re-check. Behind a lock:
@@ -54,35 +50,23 @@ public final class WatchFanOut: Service, Sendable {
     /// fix with nobody watching wakes no event loop.
     private let watchers = NIOLockedValueBox<[Key: (@Sendable () async -> Void)?]>([:])
 
-    /// Creates the fan-out for the loops of `group`.
-    /// - Parameters:
-    ///   - fixes: subscribes to every fix of the source, unfiltered (e.g.
-    ///     `{ hub.subscribe(WatchOptions()) }`); called once by ``run()``.
-    ///   - authorizationChanges: yields whenever authorizations may have
-    ///     changed (``AccessPolicy/authorizationChanges()``); every watcher's
-    ///     re-check then runs. `nil`: nothing re-checks.
-    public convenience init(
-        group: any EventLoopGroup,
-        authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
-        fixes: @escaping @Sendable () -> AsyncThrowingStream<LocationFix, any Error>
-    ) {
-        self.init(group: group, authorizationChanges: authorizationChanges, input: .stream(fixes))
-    }
-
     /// Creates the fan-out for the loops of `group`, fed by `hub` directly
-    /// (``FixHub/observe(_:)``): the daemon's way, one task wake-up less
-    /// per fix than a stream.
+    /// (``FixHub/observe(_:)``).
+    /// - Parameter authorizationChanges: yields whenever authorizations may
+    ///   have changed (``AccessPolicy/authorizationChanges()``); every
+    ///   watcher's re-check then runs. `nil`: nothing re-checks.
     public convenience init(
         group: any EventLoopGroup, authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
         hub: FixHub
     ) {
-        self.init(group: group, authorizationChanges: authorizationChanges, input: .observation(hub.observe))
+        self.init(group: group, authorizationChanges: authorizationChanges, observe: hub.observe)
     }
 
     init(
-        group: any EventLoopGroup, authorizationChanges: (@Sendable () async -> AsyncStream<Void>)?, input: Input
+        group: any EventLoopGroup, authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
+        observe: @escaping Observation
     ) {
-        self.input = input
+        self.observe = observe
         self.authorizationChanges = authorizationChanges
         self.tables = group.makeIterator().map { loop in
             (loop, NIOLoopBoundBox.makeBoxSendingValue(LoopTable(), as: LoopTable.self, eventLoop: loop))
@@ -99,16 +83,9 @@ public final class WatchFanOut: Service, Sendable {
                     for await _ in changes.cancelOnGracefulShutdown() { await self.recheckAll() }
                 }
             }
-            switch input {
-            case .stream(let fixes):
-                for try await fix in fixes().cancelOnGracefulShutdown() {
-                    publish(fix)
-                }
-            case .observation(let observe):
-                let end = observe { [self] fix in publish(fix) }
-                defer { end() }
-                try? await gracefulShutdown()
-            }
+            let end = observe { [self] fix in publish(fix) }
+            defer { end() }
+            try? await gracefulShutdown()
         }
     }
 

@@ -1,6 +1,6 @@
 import PetSpotFixHub
 import PetSpotLocation
-import PetSpotLocationMock
+import PetSpotSimulatedSource
 import TestSupport
 import Testing
 

@@ -81,20 +81,6 @@ extension AccessPolicy {
     public func decisionsStatus() async -> JSONValue? { nil }
 }
 
-extension AccessPolicy {
-    /// `fix` as a client granted `accuracy` may see it.
-    public func present(_ fix: LocationFix, accuracy: AccuracyAuthorization) async -> LocationFix {
-        await presentation(for: accuracy).apply(fix)
-    }
-}
-
-/// Identifies one accepted connection for its lifetime.
-public struct ConnectionID: Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: UInt64
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
-    public var description: String { "#\(rawValue)" }
-}
-
 /// Everyone is authorized with full accuracy: the behaviour before a
 /// policy is configured, and for tests of the transport.
 public struct OpenAccess: AccessPolicy {

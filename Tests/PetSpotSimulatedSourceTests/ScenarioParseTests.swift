@@ -1,6 +1,6 @@
 import Foundation
 import PetSpotLocation
-import PetSpotLocationMock
+import PetSpotSimulatedSource
 import Testing
 
 private func parse(_ text: String) throws(ScenarioError) -> Scenario {

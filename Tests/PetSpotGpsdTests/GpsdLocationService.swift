@@ -1,8 +1,10 @@
 import Logging
 import PetSpotFixHub
+import PetSpotGpsd
 import PetSpotLocation
 
-/// The gpsd source as a ``LocationService``: a ``FixHub`` fed by a
+/// The tests' gpsd source as a ``LocationService`` (the daemon assembles the
+/// same from `DaemonSource.streaming`): a ``FixHub`` fed by a
 /// ``GpsdFixProducer``, with the optional `source.fallback`.
 ///
 /// The daemon creates it, runs ``run()`` in its service group, and serves
@@ -17,11 +19,11 @@ import PetSpotLocation
 /// With a fallback, requests get the fallback's fix (marked with its own
 /// source kind) whenever gpsd is down or has no fix within the request's
 /// `maxAge`; gpsd's fixes answer again as soon as it has one.
-public struct GpsdLocationService: LocationService, SourceStatusReporting {
+struct GpsdLocationService: LocationService, SourceStatusReporting {
     /// The engine holding the newest fix, waiters, watchers and counters.
-    public let hub: FixHub
+    let hub: FixHub
     /// The gpsd reader that feeds ``hub``.
-    public let producer: GpsdFixProducer
+    let producer: GpsdFixProducer
     private let service: HubLocationService
 
     /// Creates the source; nothing connects until ``run()``.
@@ -30,7 +32,7 @@ public struct GpsdLocationService: LocationService, SourceStatusReporting {
     ///   - minimumMode: `source.min_mode`; lower fixes are dropped and counted.
     ///   - fallback: `source.fallback`, e.g. the static position.
     ///   - logger: for connection changes.
-    public init(
+    init(
         configuration: GpsdConfiguration = GpsdConfiguration(),
         minimumMode: FixMode = .twoD,
         fallback: Fallback? = nil,
@@ -43,27 +45,27 @@ public struct GpsdLocationService: LocationService, SourceStatusReporting {
     }
 
     /// Reads gpsd (reconnecting as needed) until the calling task is cancelled.
-    public func run() async {
+    func run() async {
         await producer.run(reportingTo: hub)
     }
 
-    public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
+    func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
         try await service.location(request)
     }
 
-    public func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
+    func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
         service.updates(options)
     }
 
-    public func authorizationStatus() async throws(LocationError) -> AuthorizationState {
+    func authorizationStatus() async throws(LocationError) -> AuthorizationState {
         try await service.authorizationStatus()
     }
 
-    public func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
+    func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
         -> AuthorizationState
     {
         try await service.requestAuthorization(accuracy: accuracy)
     }
 
-    public func sourceStatus() async -> SourceStatus { await service.sourceStatus() }
+    func sourceStatus() async -> SourceStatus { await service.sourceStatus() }
 }
