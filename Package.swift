@@ -101,7 +101,7 @@ let package = Package(
         ),
         // POSIX pieces several modules need: the user/group databases, bounded reads of small files.
         .target(name: "PetSpotPOSIX", swiftSettings: swiftSettings),
-        .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation", "PetSpotPOSIX"], swiftSettings: swiftSettings),
+        .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         // systemd integration without libsystemd: sd_notify, watchdog, socket activation.
         .target(name: "PetSpotSystemd", dependencies: ["PetSpotPOSIX"], swiftSettings: swiftSettings),
         .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation", "PetSpotJSON"], swiftSettings: swiftSettings),
@@ -109,7 +109,7 @@ let package = Package(
             name: "PetSpotDaemon",
             dependencies: [
                 "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotJSON",
-                "PetSpotConfiguration", "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSystemd", "CMalloc",
+                "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSystemd", "CMalloc",
                 "CProcessPin",
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -182,7 +182,8 @@ let package = Package(
             name: "petspot-locationd",
             dependencies: [
                 "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
-                "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", argumentParser, logging,
+                "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", "PetSpotPolicy", argumentParser,
+                logging,
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings,
@@ -269,7 +270,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotPolicyTests",
-            dependencies: ["PetSpotPolicy", "PetSpotPOSIX", "PetSpotLocation"],
+            dependencies: ["PetSpotPolicy", "PetSpotLocation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -289,7 +290,8 @@ let package = Package(
             name: "PetSpotDaemonTests",
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
-                "PetSpotFixHub", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotStaticSource", logging,
+                "PetSpotFixHub", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
+                logging,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import PetSpotLocation
-import PetSpotPolicy
+import PetSpotDaemon
 import PetSpotPOSIX
 import Testing
 

@@ -1,5 +1,6 @@
 import Logging
 import PetSpotConfiguration
+import PetSpotDaemon
 import PetSpotPolicy
 
 /// Re-reads the configuration file on SIGHUP and puts its `[policy]` in force.
@@ -8,16 +9,16 @@ import PetSpotPolicy
 /// untouched, and the log says why. Changes outside `[policy]` (socket,
 /// source, state directory, audit log) need a restart; they are reported
 /// and ignored.
-public struct ConfigurationReloader: Sendable {
+struct ConfigurationReloader: Sendable {
     /// The configuration file.
-    public let path: String
+    let path: String
     /// The engine whose policy is swapped.
-    public let engine: PolicyEngine
+    let engine: PolicyEngine
     private let logger: Logger
     private let current: Current
 
     /// Creates a reloader of `path` into `engine`, starting from `running`.
-    public init(path: String, running: DaemonConfiguration, engine: PolicyEngine, logger: Logger) {
+    init(path: String, running: DaemonConfiguration, engine: PolicyEngine, logger: Logger) {
         self.path = path
         self.engine = engine
         self.logger = logger
@@ -27,7 +28,7 @@ public struct ConfigurationReloader: Sendable {
     /// Reloads once.
     /// - Returns: whether the new configuration is in force.
     @discardableResult
-    public func reload() async -> Bool {
+    func reload() async -> Bool {
         let configuration: DaemonConfiguration
         do {
             configuration = try ConfigurationLoader.load(path: path)
