@@ -29,16 +29,17 @@ let package = Package(
         .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
         .library(name: "PetSpotDaemon", targets: ["PetSpotDaemon"]),
         .library(name: "PetSpotReport", targets: ["PetSpotReport"]),
-        // Also products for the micro-benchmarks (Benchmarks/) and the fuzz targets (Fuzz/).
+        // Also products for the benchmarks (Benchmarks/) and the fuzz targets (Fuzz/).
         .library(name: "PetSpotProtocol", targets: ["PetSpotProtocol"]),
         .library(name: "PetSpotPolicy", targets: ["PetSpotPolicy"]),
         .library(name: "PetSpotJSON", targets: ["PetSpotJSON"]),
         .library(name: "PetSpotConfiguration", targets: ["PetSpotConfiguration"]),
-        .library(name: "PetSpotHotPath", targets: ["PetSpotHotPath"]),
+        .library(name: "PetSpotOutbox", targets: ["PetSpotOutbox"]),
+        .library(name: "PetSpotDelivery", targets: ["PetSpotDelivery"]),
+        .library(name: "PetSpotPOSIX", targets: ["PetSpotPOSIX"]),
         .executable(name: "petspot-locationd", targets: ["petspot-locationd"]),
         .executable(name: "petspot-location", targets: ["petspot-location"]),
         .executable(name: "petspot-report", targets: ["petspot-report"]),
-        .executable(name: "petspot-bench", targets: ["petspot-bench"]),
         .executable(name: "petspot-kiosk", targets: ["petspot-kiosk"]),
     ],
     dependencies: [
@@ -207,27 +208,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .systemLibrary(name: "CEpoll"),
         // glibc's <malloc.h> (malloc_trim), for the daemon's start-up memory release.
         .systemLibrary(name: "CMalloc"),
         // pidfd_open(2), which glibc offers only through variadic syscall(2): pinning a client's process.
         .systemLibrary(name: "CProcessPin"),
-        // The performance benchmark: load generator, floor server, gpsd and
-        // fan-out harness (see README "Performance"). Plain sockets only.
-        // The request hot path's operations, timed by petspot-bench micro and Benchmarks/.
-        .target(
-            name: "PetSpotHotPath",
-            dependencies: ["PetSpotProtocol", "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy"],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "petspot-bench",
-            dependencies: [
-                "PetSpotLocation", "PetSpotHotPath", "CEpoll", "PetSpotOutbox", "PetSpotDelivery", "PetSpotReport",
-                "PetSpotPOSIX", argumentParser, logging,
-            ],
-            swiftSettings: swiftSettings
-        ),
 
         // MARK: Tests
         .testTarget(name: "PetSpotLocationTests", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
@@ -305,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "PetSpotIntegrationTests",
             dependencies: [
-                "TestSupport", "petspot-locationd", "petspot-location", "petspot-report", "petspot-bench",
+                "TestSupport", "petspot-locationd", "petspot-location", "petspot-report", "petspot-test-enqueue-loop",
                 "DeliveryTestSupport", "PetSpotOutbox", "PetSpotReport",
             ],
             swiftSettings: swiftSettings
@@ -338,6 +322,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // Queues reports until killed (the outbox crash-consistency test kills it at random points).
+        .executableTarget(
+            name: "petspot-test-enqueue-loop",
+            dependencies: ["PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport"],
+            path: "Tests/Helpers/EnqueueLoop",
+            swiftSettings: swiftSettings
+        ),
         // The stand-in backend (Tests/Fixtures/receiver.py), report fixtures, a fast clock.
         .target(
             name: "DeliveryTestSupport",

@@ -24,7 +24,7 @@ struct OutboxCrashTests {
         var killedAfterAck = 0
         // Calibration: how long this machine takes to the first acknowledged report.
         let probe = try ChildProcess(
-            RepositoryPaths.executable("petspot-bench"), ["enqueue-loop", "--outbox", directory, "--photo", photoPath])
+            RepositoryPaths.executable("petspot-test-enqueue-loop"), [directory, photoPath])
         let probeStart = Date()
         #expect(probe.waitForStdout(containing: "ACK ", timeout: 60), "\(probe.errors())")
         let firstAck = Date().timeIntervalSince(probeStart)
@@ -35,8 +35,7 @@ struct OutboxCrashTests {
         let window = UInt32(max(0.12, 3 * firstAck) * 1_000_000)
         for round in 0..<kills {
             let child = try ChildProcess(
-                RepositoryPaths.executable("petspot-bench"),
-                ["enqueue-loop", "--outbox", directory, "--photo", photoPath])
+                RepositoryPaths.executable("petspot-test-enqueue-loop"), [directory, photoPath])
             // Random points: while opening (cleanup, import), between reports, inside an enqueue.
             let delay = UInt32.random(in: 0...window, using: &generator)
             usleep(delay)
@@ -61,14 +60,14 @@ struct OutboxCrashTests {
         let photos = Set(try FileManager.default.contentsOfDirectory(atPath: directory + "/photos"))
         for id in acknowledged {
             #expect(rows.contains(id), "acknowledged \(id) is not in the database")
-            let file = "\(id).jpg"
+            let file = "\(id).png"  // ReportFixtures.report, which the helper queues
             #expect(photos.contains(file), "acknowledged \(id) has no photo")
             if photos.contains(file) {
                 #expect(FileManager.default.contents(atPath: "\(directory)/photos/\(file)") == Data(photo))
             }
         }
         // No photo without a row (and no temporary file) once opened.
-        #expect(photos == Set(rows.map { "\($0).jpg" }), "photos without rows: \(photos.subtracting(rows.map { "\($0).jpg" }))")
+        #expect(photos == Set(rows.map { "\($0).png" }), "photos without rows: \(photos.subtracting(rows.map { "\($0).png" }))")
         // Every row has its photo.
         #expect(rows.count == photos.count)
     }

@@ -118,29 +118,6 @@ extension PetSpotBench {
             return String(cString: path)
         }
     }
-
-    /// Internal, for the crash-consistency test: queues reports one after
-    /// another and prints `ACK <id>` after each enqueue returned, until killed.
-    struct EnqueueLoop: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "enqueue-loop", abstract: "Queue reports until killed, printing ACK <id> after each.",
-            shouldDisplay: false)
-
-        @Option(help: "The outbox directory.") var outbox: String
-        @Option(help: "The photo file to queue with each report.") var photo: String
-        @Option(help: "Stop after this many.") var count = 100_000
-
-        func run() throws {
-            let queue = try Outbox.open(directory: outbox)
-            let size = try FileManager.default.attributesOfItem(atPath: photo)[.size] as? Int ?? 0
-            for index in 0..<count {
-                let report = OutboxBenchFixtures.report(index: index, photoBytes: size)
-                try queue.enqueueSynchronously(report: report, photoFile: photo)
-                let line = Array("ACK \(report.id.uuidString.lowercased())\n".utf8)
-                _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            }
-        }
-    }
 }
 
 /// receiver.py in its light mode (no files per request).

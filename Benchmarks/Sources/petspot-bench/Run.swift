@@ -48,7 +48,8 @@ extension PetSpotBench {
             let binDirectory = (ownPath as NSString).deletingLastPathComponent
             let daemonBinary = daemon ?? binDirectory + "/petspot-locationd"
             guard FileManager.default.isExecutableFile(atPath: daemonBinary) else {
-                throw BenchError("no daemon at \(daemonBinary): swift build -c release --product petspot-locationd")
+                throw BenchError(
+                    "no daemon at \(daemonBinary): build it (swift build -c release --product petspot-locationd in the package root) and pass --daemon, or use scripts/bench")
             }
             if let pinServer {
                 let pin = Process()

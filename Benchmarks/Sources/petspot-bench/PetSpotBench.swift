@@ -15,7 +15,7 @@ struct PetSpotBench: AsyncParsableCommand {
             (the daemon, then a plain write-loop floor, with the reader's own CPU per line),
             RSS, and CPU while idle.
             """,
-        subcommands: [Run.self, Micro.self, OutboxHarness.self, Floor.self, EnqueueLoop.self],
+        subcommands: [Run.self, Micro.self, OutboxHarness.self, Floor.self],
         defaultSubcommand: Run.self)
 }
 
