@@ -268,9 +268,17 @@ let package = Package(
             name: "PetSpotDaemonTests",
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
-                "PetSpotFixHub", "PetSpotLocationMock", "PetSpotStaticSource", logging,
+                "PetSpotFixHub", "PetSpotLocationMock", "PetSpotStaticSource", "DaemonTestSupport", logging,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotLocationClientTests",
+            dependencies: [
+                "PetSpotLocationClient", "PetSpotLocation", "PetSpotJSON", "PetSpotDaemon", "DaemonTestSupport",
+                "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -315,6 +323,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // petspot-locationd's services run inside the test process (no binary), on a private socket.
+        .target(
+            name: "DaemonTestSupport",
+            dependencies: [
+                "TestSupport", "PetSpotDaemon", "PetSpotConfiguration", "PetSpotLocation", "PetSpotStaticSource", logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/DaemonTestSupport",
+            swiftSettings: swiftSettings
+        ),
         // The stand-in backend (Tests/Fixtures/receiver.py), report fixtures, a fast clock.
         .target(
             name: "DeliveryTestSupport",

@@ -135,46 +135,21 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         }
         // The state directory (and the audit log's, when elsewhere) must be
         // the daemon's own before anything in them is read or written.
-        let auditDirectory = String(
-            configuration.daemon.auditLog[..<(configuration.daemon.auditLog.lastIndex(of: "/") ?? configuration.daemon.auditLog.startIndex)])
-        for directory in Set([configuration.daemon.stateDirectory, auditDirectory]) where !directory.isEmpty {
-            do {
-                try TrustedDirectory.prepare(directory)
-            } catch {
-                logger.critical("refusing an untrusted state directory", metadata: ["error": "\(error)"])
-                throw ExitCode(1)
-            }
+        let daemon: LocationDaemon
+        do {
+            daemon = try LocationDaemon(
+                configuration: configuration, source: source, reloadingFrom: demo ? nil : config, logger: logger,
+                systemd: systemd)
+        } catch {
+            logger.critical("refusing an untrusted state directory", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
         }
-        let audit = AuditLog(
-            path: configuration.daemon.auditLog, maxBytes: configuration.daemon.auditLogMaxBytes,
-            generations: configuration.daemon.auditLogGenerations, logger: logger)
-        let engine = PolicyEngine(
-            policy: configuration.policy, stateDirectory: configuration.daemon.stateDirectory, audit: audit,
-            logger: logger)
-        var onReload: (@Sendable () async -> Bool)?
-        if !demo {
-            let reloader = ConfigurationReloader(path: config, running: configuration, engine: engine, logger: logger)
-            onReload = { await reloader.reload() }
-        }
-        let daemon = LocationDaemon(
-            settings: ServerSettings(configuration.daemon), source: source, policy: engine, audit: audit,
-            logger: logger, onReload: onReload, systemd: systemd)
         do {
             try await daemon.run()
         } catch {
             logger.critical("stopped on error", metadata: ["error": "\(error)"])
             throw ExitCode(1)
         }
-    }
-}
-
-extension ServerSettings {
-    /// The server's share of `[daemon]`.
-    init(_ daemon: PetSpotConfiguration.DaemonSettings) {
-        self.init(
-            socketPath: daemon.socket, socketMode: daemon.socketMode, socketGroup: daemon.socketGroup,
-            maxClients: daemon.maxClients, maxClientsPerUid: daemon.maxClientsPerUid,
-            reservedSlots: daemon.reservedSlots, idleTimeout: daemon.idleTimeout)
     }
 }
 
