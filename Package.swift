@@ -179,12 +179,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // petspot-locationd as a library: the command line, the configuration
+        // file, the sources, the assembly; also what the in-process tests run.
+        .target(
+            name: "PetSpotDaemonApp",
+            dependencies: [
+                "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
+                "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", "PetSpotPolicy",
+                argumentParser, logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin executable: main.swift only (executor set-up, then the command).
         .executableTarget(
             name: "petspot-locationd",
             dependencies: [
-                "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
-                "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", "PetSpotPolicy", argumentParser,
-                logging,
+                "PetSpotDaemonApp", argumentParser,
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings,
@@ -275,9 +285,17 @@ let package = Package(
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
                 "PetSpotFixHub", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
-                logging,
+                "DaemonTestSupport", logging,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotLocationClientTests",
+            dependencies: [
+                "PetSpotLocationClient", "PetSpotLocation", "PetSpotJSON", "PetSpotDaemon", "DaemonTestSupport",
+                "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -327,6 +345,17 @@ let package = Package(
             name: "petspot-test-enqueue-loop",
             dependencies: ["PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport"],
             path: "Tests/Helpers/EnqueueLoop",
+            swiftSettings: swiftSettings
+        ),
+        // petspot-locationd's services run inside the test process (no binary), on a private socket.
+        .target(
+            name: "DaemonTestSupport",
+            dependencies: [
+                "TestSupport", "PetSpotDaemon", "PetSpotDaemonApp", "PetSpotConfiguration", "PetSpotLocation", "PetSpotStaticSource",
+                logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/DaemonTestSupport",
             swiftSettings: swiftSettings
         ),
         // The stand-in backend (Tests/Fixtures/receiver.py), report fixtures, a fast clock.

@@ -116,6 +116,25 @@ public struct LocationDaemon: Sendable {
             ])
     }
 
+    /// The services of ``services(onReady:hangups:)`` in the `ServiceGroup`
+    /// that ``run(signals:onReady:)`` runs; tests run it in-process with no
+    /// signals and stop it with `triggerGracefulShutdown()`.
+    /// - Parameters:
+    ///   - signals: the signals that start a graceful shutdown.
+    ///   - hangups: an already trapping SIGHUP sequence for the reload service.
+    ///   - onReady: called once the socket accepts connections.
+    public func serviceGroup(
+        signals: [UnixSignal], hangups: UnixSignalsSequence? = nil, onReady: @escaping @Sendable () -> Void = {}
+    ) -> ServiceGroup {
+        ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services(onReady: onReady, hangups: hangups).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
+                },
+                gracefulShutdownSignals: signals,
+                logger: logger))
+    }
+
     /// Runs until SIGTERM/SIGINT (or cancellation), then stops cleanly.
     /// - Parameters:
     ///   - signals: the signals that start a graceful shutdown.
@@ -126,13 +145,6 @@ public struct LocationDaemon: Sendable {
         // Trap SIGHUP before anything can announce readiness: a reload
         // request right after READY=1 must never meet the default action.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services(onReady: onReady, hangups: hangups).map {
-                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
-                },
-                gracefulShutdownSignals: signals,
-                logger: logger))
-        try await group.run()
+        try await serviceGroup(signals: signals, hangups: hangups, onReady: onReady).run()
     }
 }

@@ -27,6 +27,8 @@ actor DaemonConnection {
     let socketPath: String
     private var link: Link?
     private var readerTask: Task<Void, Never>?
+    /// The connection being opened, while it is.
+    private var connecting: Task<Result<Link, LocationError>, Never>?
     private var nextID = 0
     private var pending: [Int: Pending] = [:]
     private var early: [Int: Result<JSONValue, LocationError>] = [:]
@@ -90,7 +92,31 @@ actor DaemonConnection {
         return id
     }
 
+    /// The connection, opened if there is none. Calls made while it is
+    /// being opened wait for that one: one client, one connection.
     private func connected() async throws(LocationError) -> Link {
+        if let link { return link }
+        let attempt: Task<Result<Link, LocationError>, Never>
+        if let connecting {
+            attempt = connecting
+        } else {
+            // Isolated to this actor: it starts only once `connecting` is set.
+            attempt = Task {
+                let result: Result<Link, LocationError>
+                do throws(LocationError) {
+                    result = .success(try await open())
+                } catch {
+                    result = .failure(error)
+                }
+                connecting = nil
+                return result
+            }
+            connecting = attempt
+        }
+        return try await attempt.value.get()
+    }
+
+    private func open() async throws(LocationError) -> Link {
         if let link { return link }
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {

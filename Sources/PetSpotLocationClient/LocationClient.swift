@@ -14,17 +14,31 @@ public final class LocationClient: LocationService, Sendable {
     /// Extra time granted beyond a request's own timeout before the client
     /// gives up on a silent daemon.
     public static let responseMargin: Duration = .seconds(5)
+    /// How long the other calls (status, reset; not `authorization.request`,
+    /// which may wait for a prompt) wait for an answer.
+    public static let answerLimit: Duration = .seconds(15)
 
     private let connection: DaemonConnection
+    private let margin: Duration
+    private let limit: Duration
 
     /// Creates a client for the daemon at `socketPath`. Nothing is opened yet.
-    public init(socketPath: String = LocationClient.defaultSocketPath) {
+    /// - Parameters:
+    ///   - answerLimit: how long a call waits for its answer before it ends
+    ///     with `daemonUnreachable` (and the connection is closed).
+    ///   - responseMargin: the same for `location.get`, beyond the request's own timeout.
+    public init(
+        socketPath: String = LocationClient.defaultSocketPath, answerLimit: Duration = LocationClient.answerLimit,
+        responseMargin: Duration = LocationClient.responseMargin
+    ) {
         connection = DaemonConnection(socketPath: socketPath)
+        self.limit = answerLimit
+        self.margin = responseMargin
     }
 
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
         let result = try await call(
-            .locationGet, params: RPCParams.encode(request), within: request.timeout + Self.responseMargin)
+            .locationGet, params: RPCParams.encode(request), within: request.timeout + margin)
         do {
             return try WireCoding.decodeFix(result)
         } catch {
@@ -75,10 +89,11 @@ public final class LocationClient: LocationService, Sendable {
     }
 
     /// A call bounded in time, so a wedged daemon can never hang a client.
-    private func call(_ method: RPCMethod, params: JSONValue?, within limit: Duration = .seconds(15))
+    private func call(_ method: RPCMethod, params: JSONValue?, within bound: Duration? = nil)
         async throws(LocationError) -> JSONValue
     {
         let connection = self.connection
+        let limit = bound ?? self.limit
         let outcome: Result<JSONValue, LocationError> = await withDeadline(.now + limit) {
             await connection.close()
             return .failure(.daemonUnreachable("no answer from the daemon within \(limit)"))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import NIOCore
 import NIOPosix
+import PetSpotDaemonApp
 
 // Each client's requests run on its socket's event loop through a task
 // executor preference (SocketServer, EventLoopTaskExecutor), which actors

@@ -17,8 +17,8 @@ import PetSpotLocation
 import PetSpotPOSIX
 
 /// `petspot-locationd`: the PetSpot location daemon (started from main.swift).
-struct LocationDaemonCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct LocationDaemonCommand: AsyncParsableCommand, Sendable {
+    public static let configuration = CommandConfiguration(
         commandName: "petspot-locationd",
         abstract: "Serve this device's location to local clients over a Unix socket (JSON-RPC 2.0).",
         discussion: """
@@ -65,16 +65,18 @@ struct LocationDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
     }
 
-    func run() async throws { try await serve() }
+    public func run() async throws { try await serve() }
 
     /// Loads the configuration and runs the daemon until it stops.
-    func serve() async throws {
+    public func serve() async throws {
         var configuration: DaemonConfiguration
         do {
             configuration = demo ? try DemoConfiguration.make() : try ConfigurationLoader.load(path: config)
@@ -136,45 +138,21 @@ struct LocationDaemonCommand: AsyncParsableCommand {
         }
         // The state directory (and the audit log's, when elsewhere) must be
         // the daemon's own before anything in them is read or written.
-        let auditDirectory = PathName.directory(of: configuration.daemon.auditLog).flatMap { $0 == "/" ? nil : $0 }
-        for directory in Set([configuration.daemon.stateDirectory, auditDirectory].compactMap { $0 }) where !directory.isEmpty {
-            do {
-                try TrustedDirectory.prepare(directory)
-            } catch {
-                logger.critical("refusing an untrusted state directory", metadata: ["error": "\(error)"])
-                throw ExitCode(1)
-            }
+        let daemon: LocationDaemon
+        do {
+            daemon = try LocationDaemon(
+                configuration: configuration, source: source, reloadingFrom: demo ? nil : config, logger: logger,
+                systemd: systemd)
+        } catch {
+            logger.critical("refusing an untrusted state directory", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
         }
-        let audit = AuditLog(
-            path: configuration.daemon.auditLog, maxBytes: configuration.daemon.auditLogMaxBytes,
-            generations: configuration.daemon.auditLogGenerations, logger: logger)
-        let engine = PolicyEngine(
-            policy: configuration.policy, stateDirectory: configuration.daemon.stateDirectory, audit: audit,
-            logger: logger)
-        var onReload: (@Sendable () async -> Bool)?
-        if !demo {
-            let reloader = ConfigurationReloader(path: config, running: configuration, engine: engine, logger: logger)
-            onReload = { await reloader.reload() }
-        }
-        let daemon = LocationDaemon(
-            settings: ServerSettings(configuration.daemon), source: source, policy: engine, audit: audit,
-            logger: logger, onReload: onReload, systemd: systemd)
         do {
             try await daemon.run()
         } catch {
             logger.critical("stopped on error", metadata: ["error": "\(error)"])
             throw ExitCode(1)
         }
-    }
-}
-
-extension ServerSettings {
-    /// The server's share of `[daemon]`.
-    init(_ daemon: PetSpotConfiguration.DaemonSettings) {
-        self.init(
-            socketPath: daemon.socket, socketMode: daemon.socketMode, socketGroup: daemon.socketGroup,
-            maxClients: daemon.maxClients, maxClientsPerUid: daemon.maxClientsPerUid,
-            reservedSlots: daemon.reservedSlots, idleTimeout: daemon.idleTimeout)
     }
 }
 

@@ -1,0 +1,159 @@
+import Foundation
+import Logging
+import PetSpotConfiguration
+import PetSpotDaemon
+import PetSpotDaemonApp
+import PetSpotLocation
+import PetSpotStaticSource
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+
+/// petspot-locationd run inside the test process, as Hummingbird's tests run
+/// their application: the daemon's services (``LocationDaemon/serviceGroup(signals:hangups:onReady:)``,
+/// assembled from a configuration file by the same initializer the
+/// executable uses) in a `ServiceGroup`, serving on a Unix socket in a fresh
+/// private folder (mkdtemp, mode 0700); stopped by a graceful shutdown.
+///
+/// The test writes the `[source]` and `[policy]` sections; the harness adds
+/// `[daemon]` (socket, state directory and audit log inside the folder).
+/// Only the static source is built here (the executable's source factory,
+/// which knows gpsd, is not a library).
+///
+/// Set `PETSPOT_TEST_LOG=debug` (or another level) to see the daemon's log.
+public final class InProcessDaemon: Sendable {
+    /// The private folder the socket and state live in.
+    public let directory: TemporaryDirectory
+    /// The daemon's socket.
+    public let socketPath: String
+    /// The configuration as loaded from the file the harness wrote.
+    public let configuration: DaemonConfiguration
+    private let group: ServiceGroup
+    private let running: Task<Result<Void, any Error>, Never>
+    private let stopped = Mutex(false)
+
+    /// Why the daemon could not be started.
+    public struct StartFailure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private init(
+        directory: TemporaryDirectory, configuration: DaemonConfiguration, group: ServiceGroup,
+        running: Task<Result<Void, any Error>, Never>
+    ) {
+        self.directory = directory
+        self.socketPath = configuration.daemon.socket
+        self.configuration = configuration
+        self.group = group
+        self.running = running
+    }
+
+    /// The `[daemon]` section the harness writes for `directory`.
+    public static func daemonSection(in directory: TemporaryDirectory) -> String {
+        """
+        [daemon]
+        socket = "\(directory.file("locationd.sock"))"
+        socket_mode = "0600"
+        state_dir = "\(directory.file("state"))"
+        audit_log = "\(directory.file("state/audit.jsonl"))"
+        """
+    }
+
+    /// Writes `[daemon]` plus `sections` to `directory/locationd.toml`, loads
+    /// it, starts the daemon's services and returns once the socket accepts
+    /// connections (the server's `onReady`).
+    /// - Throws: a configuration error, the daemon's refusal to start, or
+    ///   the error the service group stopped with before serving.
+    public static func start(_ sections: String, in directory: TemporaryDirectory) async throws -> InProcessDaemon {
+        let path = try directory.write("locationd.toml", daemonSection(in: directory) + "\n\n" + sections + "\n")
+        let configuration = try ConfigurationLoader.load(path: path)
+        let logger = Self.logger()
+        let daemon = try LocationDaemon(
+            configuration: configuration, source: try source(configuration.source), reloadingFrom: path,
+            logger: logger)
+        // true: serving; false: the group ended first.
+        let (events, event) = AsyncStream<Bool>.makeStream()
+        let group = daemon.serviceGroup(signals: [], onReady: { event.yield(true) })
+        let running = Task<Result<Void, any Error>, Never> {
+            defer {
+                event.yield(false)
+                event.finish()
+            }
+            do {
+                try await group.run()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        var iterator = events.makeAsyncIterator()
+        guard await iterator.next() == true else {
+            if case .failure(let error) = await running.value { throw error }
+            throw StartFailure(description: "the daemon's services stopped before serving")
+        }
+        return InProcessDaemon(directory: directory, configuration: configuration, group: group, running: running)
+    }
+
+    /// Runs `body` with a daemon started from `sections`; stops the daemon
+    /// afterwards, whatever happens.
+    /// - Parameter directory: where the daemon lives; by default a fresh
+    ///   folder, removed afterwards (a given one is left to its owner).
+    public static func with<T>(
+        _ sections: String, in directory: TemporaryDirectory? = nil, _ body: (InProcessDaemon) async throws -> T
+    ) async throws -> T {
+        let fresh = directory == nil ? try TemporaryDirectory(prefix: "psd") : nil
+        defer { fresh?.remove() }
+        let daemon = try await start(sections, in: directory ?? fresh!)
+        let result: T
+        do {
+            result = try await body(daemon)
+        } catch {
+            try? await daemon.stop()
+            throw error
+        }
+        try await daemon.stop()
+        return result
+    }
+
+    /// Starts a graceful shutdown (as SIGTERM does) and waits until every
+    /// service has returned; rethrows what the group stopped with. A second
+    /// call only waits.
+    public func stop() async throws {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        if first { await group.triggerGracefulShutdown() }
+        try await running.value.get()
+    }
+
+    /// The static source `[source.static]` describes.
+    static func source(_ settings: SourceSettings) throws -> DaemonSource {
+        guard settings.kind == .static, let position = settings.static else {
+            throw StartFailure(description: "the in-process harness builds only the static source")
+        }
+        return DaemonSource(
+            service: StaticLocationService(
+                position: try StaticPosition(
+                    latitude: position.coordinate.latitude, longitude: position.coordinate.longitude,
+                    horizontalAccuracy: position.horizontalAccuracy, altitude: position.altitude)))
+    }
+
+    static func logger() -> Logger {
+        let setting = ProcessInfo.processInfo.environment["PETSPOT_TEST_LOG"]
+        guard let level = setting.flatMap({ Logger.Level(rawValue: $0) }) else {
+            return Logger(label: "petspot.locationd.test", factory: { _ in SwiftLogNoOpLogHandler() })
+        }
+        var logger = Logger(label: "petspot.locationd.test", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = level
+        return logger
+    }
+}
+
+/// Runs blocking work (a ``RawSocket`` read) on a thread of its own, never on
+/// the concurrency pool the in-process daemon's tasks need.
+public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}

@@ -1,0 +1,253 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import DaemonTestSupport
+import PetSpotDaemon
+import PetSpotJSON
+import PetSpotLocation
+import PetSpotLocationClient
+import Testing
+import TestSupport
+
+/// ``LocationClient`` against a real daemon run in this process
+/// (``InProcessDaemon``): the answers it decodes, the errors it maps.
+@Suite("LocationClient against an in-process daemon", .timeLimit(.minutes(1)))
+struct LocationClientTests {
+    /// Where the static source stands (Warsaw, Saski Park) and how well.
+    static let latitude = 52.2411
+    static let longitude = 21.0081
+    static let horizontalAccuracy = 12.5
+    static let altitude = 104.0
+    static let cellMeters = 3000.0
+
+    /// `[source]` with the static position above, then `policy`.
+    static func configuration(policy: String) -> String {
+        """
+        [source]
+        kind = "static"
+
+        [source.static]
+        latitude = \(latitude)
+        longitude = \(longitude)
+        horizontal_accuracy = \(horizontalAccuracy)
+        altitude = \(altitude)
+
+        [policy]
+        reduced_accuracy_m = \(cellMeters)
+        \(policy)
+        """
+    }
+
+    static let authorized = configuration(policy: #"default = "authorized""#)
+
+    @Test("location answers with the configured static position, in full")
+    func locationIsTheStaticPosition() async throws {
+        try await InProcessDaemon.with(Self.authorized) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            let fix = try await client.location(LocationRequest(timeout: .seconds(2)))
+            #expect(fix.coordinate.latitude == Self.latitude)
+            #expect(fix.coordinate.longitude == Self.longitude)
+            #expect(fix.horizontalAccuracy == Self.horizontalAccuracy)
+            #expect(fix.altitude == Self.altitude)
+            #expect(fix.mode == .threeD)  // an altitude is configured
+            #expect(fix.source == .static)
+            #expect(fix.accuracy == .full)
+            #expect(fix.timestamp != nil)
+        }
+    }
+
+    @Test("authorizationStatus reports the policy's answer and the identity the kernel gave the daemon")
+    func authorizationStatusOfAnAuthorizedClient() async throws {
+        try await InProcessDaemon.with(Self.authorized) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            let state = try await client.authorizationStatus()
+            #expect(state.status == .authorized)
+            #expect(state.accuracy == .full)
+            #expect(state.decidedBy == .default)
+            // The daemon runs in this process: the peer it sees is this process.
+            #expect(state.client?.uid == getuid())
+            #expect(state.client?.gid == getgid())
+            #expect(state.client?.pid == getpid())
+        }
+    }
+
+    @Test(
+        "a refusing policy: location throws its error, authorizationStatus says why",
+        arguments: [
+            (#"default = "denied""#, LocationError.denied, AuthorizationStatus.denied, DecisionOrigin.default),
+            (#"default = "notDetermined""#, .notDetermined, .notDetermined, .default),
+            ("[[policy.rules]]\nuid = \(getuid())\nstatus = \"restricted\"", .restricted, .restricted, .rule),
+        ])
+    func refusals(policy: String, error: LocationError, status: AuthorizationStatus, origin: DecisionOrigin)
+        async throws
+    {
+        try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            await #expect(throws: error) { try await client.location(LocationRequest(timeout: .seconds(2))) }
+            let state = try await client.authorizationStatus()
+            #expect(state.status == status)
+            #expect(state.accuracy == nil)
+            #expect(state.decidedBy == origin)
+        }
+    }
+
+    @Test("a watch under a refusing policy ends with the refusal")
+    func refusedWatch() async throws {
+        try await InProcessDaemon.with(Self.configuration(policy: #"default = "denied""#)) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            await #expect(throws: LocationError.denied) {
+                for try await _ in client.updates(WatchOptions()) {}
+            }
+        }
+    }
+
+    @Test("requestAuthorization with prompt = allow grants what was asked, remembered for the uid")
+    func requestAuthorizationAllowed() async throws {
+        let policy = """
+            default = "notDetermined"
+            prompt = "allow"
+            """
+        try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            #expect(try await client.authorizationStatus().status == .notDetermined)
+            let granted = try await client.requestAuthorization(accuracy: .reduced)
+            #expect(granted.status == .authorized)
+            #expect(granted.accuracy == .reduced)
+            #expect(granted.decidedBy == .decision)
+            // Reduced: snapped to the grid, its accuracy the cell's.
+            let fix = try await client.location(LocationRequest(timeout: .seconds(2)))
+            #expect(fix.accuracy == .reduced)
+            #expect((fix.horizontalAccuracy ?? 0) >= Self.cellMeters)
+            // Remembered for the uid: another connection is authorized too.
+            let other = LocationClient(socketPath: daemon.socketPath)
+            #expect(try await other.authorizationStatus() == granted)
+        }
+    }
+
+    @Test("requestAuthorization with prompt = deny gives denied; location then throws denied")
+    func requestAuthorizationDenied() async throws {
+        let policy = """
+            default = "notDetermined"
+            prompt = "deny"
+            """
+        try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            let state = try await client.requestAuthorization(accuracy: .full)
+            #expect(state.status == .denied)
+            #expect(state.decidedBy == .decision)
+            await #expect(throws: LocationError.denied) { try await client.location(LocationRequest()) }
+        }
+    }
+
+    @Test("resetAuthorization: an admin forgets a uid's decision; anyone else gets forbidden")
+    func resetAuthorization() async throws {
+        let user = try #require(UserName.current)
+        let policy = """
+            default = "notDetermined"
+            prompt = "allow"
+            [policy.admin]
+            users = ["\(user)"]
+            """
+        try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            #expect(try await client.requestAuthorization(accuracy: .full).status == .authorized)
+            try await client.resetAuthorization(uid: getuid())
+            #expect(try await client.authorizationStatus().status == .notDetermined)
+        }
+        let nobodyAdmin = """
+            default = "authorized"
+            [policy.admin]
+            users = []
+            groups = []
+            """
+        try await InProcessDaemon.with(Self.configuration(policy: nobodyAdmin)) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            await #expect(throws: LocationError.forbidden) { try await client.resetAuthorization(uid: getuid()) }
+        }
+    }
+
+    @Test("daemonStatus: version, the static source, this one client")
+    func daemonStatus() async throws {
+        try await InProcessDaemon.with(Self.authorized) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            let status = try await client.daemonStatus()
+            #expect(status["version"] == .string(DaemonVersion.current))
+            #expect(status["source"]?["kind"] == .string("static"))
+            #expect(status["source"]?["connected"] == .bool(true))
+            #expect(status["clients"] == .number(1))
+            #expect(status["watchers"] == .number(0))
+        }
+    }
+
+    @Test("calls made at once before any connection share one connection")
+    func concurrentFirstCallsShareOneConnection() async throws {
+        try await InProcessDaemon.with(Self.authorized) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { _ = try await client.authorizationStatus() }
+                }
+                try await group.waitForAll()
+            }
+            // One client holds one connection: an "allow once" lasts as long as it.
+            let clients = try await client.daemonStatus()["clients"]
+            #expect(clients == .number(1))
+        }
+    }
+
+    @Test("a watch delivers fixes at its interval and ends with daemonUnreachable when the daemon stops")
+    func watchUntilTheDaemonStops() async throws {
+        try await InProcessDaemon.with(Self.authorized) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            let interval = Duration.milliseconds(100)
+            var updates = client.updates(WatchOptions(interval: interval)).makeAsyncIterator()
+            var fixes: [LocationFix] = []
+            for _ in 0..<3 {
+                fixes.append(try #require(try await updates.next()))
+            }
+            #expect(fixes.allSatisfy { $0.coordinate.latitude == Self.latitude && $0.source == .static })
+            // At most one per interval: the fixes' own times (milliseconds on the wire).
+            let times = try fixes.map { try #require($0.timestamp).secondsSince1970 }
+            for (previous, next) in zip(times, times.dropFirst()) {
+                #expect(next - previous >= interval.seconds - 0.001)
+            }
+            let watching = try await LocationClient(socketPath: daemon.socketPath).daemonStatus()
+            #expect(watching["watchers"] == .number(1))
+
+            try await daemon.stop()
+            // Whatever was still buffered, then the end: never a normal finish.
+            let error = await #expect(throws: LocationError.self) {
+                while try await updates.next() != nil {}
+            }
+            #expect(error?.reason == "daemonUnreachable", "\(String(describing: error))")
+        }
+    }
+
+    @Test("after the daemon restarts on the same socket the client connects again")
+    func reconnectsAfterRestart() async throws {
+        let directory = try TemporaryDirectory(prefix: "psd")
+        defer { directory.remove() }
+        let client = try await InProcessDaemon.with(Self.authorized, in: directory) { first in
+            let client = LocationClient(socketPath: first.socketPath)
+            #expect(try await client.location(LocationRequest()).coordinate.latitude == Self.latitude)
+            try await first.stop()
+            let error = await #expect(throws: LocationError.self) { try await client.daemonStatus() }
+            #expect(error?.reason == "daemonUnreachable", "\(String(describing: error))")
+            return client
+        }
+        try await InProcessDaemon.with(Self.authorized, in: directory) { _ in
+            let fix = try await client.location(LocationRequest())
+            #expect(fix.coordinate.latitude == Self.latitude)
+        }
+    }
+}
+
+/// The user name of this process's uid, from the user database.
+enum UserName {
+    static var current: String? {
+        guard let entry = getpwuid(getuid()), let name = entry.pointee.pw_name else { return nil }
+        return String(cString: name)
+    }
+}

@@ -1,0 +1,124 @@
+import NIOCore
+import NIOPosix
+import PetSpotLocation
+import PetSpotLocationClient
+import Testing
+import TestSupport
+
+/// ``LocationClient`` when there is no daemon to talk to: a socket nobody
+/// listens on, and a listener that takes the request and never answers.
+@Suite("LocationClient without a daemon that answers", .timeLimit(.minutes(1)))
+struct UnreachableDaemonTests {
+    /// A Unix socket listener that accepts connections, reads what comes and
+    /// never writes a byte: a wedged daemon. What it reads is reported, read by read
+    /// (a request line of a hundred bytes comes in one).
+    final class SilentListener: Sendable {
+        let channel: any Channel
+        let reads: AsyncStream<String>
+
+        init(path: String) async throws {
+            let (lines, line) = AsyncStream<String>.makeStream()
+            self.reads = lines
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(Swallower(report: line))
+                    }
+                }
+                .bind(unixDomainSocketPath: path).get()
+        }
+
+        func close() async { try? await channel.close() }
+
+        /// Reads, answers nothing.
+        final class Swallower: ChannelInboundHandler, Sendable {
+            typealias InboundIn = ByteBuffer
+            let report: AsyncStream<String>.Continuation
+            init(report: AsyncStream<String>.Continuation) { self.report = report }
+            func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+                report.yield(String(buffer: unwrapInboundIn(data)))
+            }
+        }
+    }
+
+    /// Runs `body` with a silent listener on a socket in a fresh private folder.
+    static func withSilentListener(_ body: (String, SilentListener) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory(prefix: "psc")
+        defer { directory.remove() }
+        let path = directory.file("silent.sock")
+        let listener = try await SilentListener(path: path)
+        do {
+            try await body(path, listener)
+        } catch {
+            await listener.close()
+            throw error
+        }
+        await listener.close()
+    }
+
+    @Test("a call the daemon never answers ends with daemonUnreachable once its answer limit passes")
+    func silentDaemonStatus() async throws {
+        try await Self.withSilentListener { path, listener in
+            let limit = Duration.milliseconds(300)
+            let client = LocationClient(socketPath: path, answerLimit: limit)
+            var error: LocationError?
+            let elapsed = await ContinuousClock().measure {
+                error = await #expect(throws: LocationError.self) { try await client.daemonStatus() }
+            }
+            guard case .daemonUnreachable(let detail)? = error else {
+                Issue.record("expected daemonUnreachable, got \(String(describing: error))")
+                return
+            }
+            #expect(detail.contains("no answer"), "\(detail)")
+            #expect(elapsed >= limit)
+            #expect(elapsed < limit + .seconds(2), "took \(elapsed)")
+            // It was sent, and only then waited for.
+            var lines = listener.reads.makeAsyncIterator()
+            #expect(await lines.next()?.contains(#""method":"daemon.status""#) == true)
+        }
+    }
+
+    @Test("location waits for its own timeout plus the response margin, then daemonUnreachable")
+    func silentDaemonLocation() async throws {
+        try await Self.withSilentListener { path, listener in
+            let timeout = Duration.milliseconds(200)
+            let margin = Duration.milliseconds(200)
+            let client = LocationClient(socketPath: path, answerLimit: .seconds(30), responseMargin: margin)
+            var error: LocationError?
+            let elapsed = await ContinuousClock().measure {
+                error = await #expect(throws: LocationError.self) {
+                    try await client.location(LocationRequest(timeout: timeout))
+                }
+            }
+            #expect(error?.reason == "daemonUnreachable", "\(String(describing: error))")
+            #expect(elapsed >= timeout + margin)
+            #expect(elapsed < timeout + margin + .seconds(2), "took \(elapsed)")
+            var lines = listener.reads.makeAsyncIterator()
+            #expect(await lines.next()?.contains(#""method":"location.get""#) == true)
+        }
+    }
+
+    @Test("a socket path where nobody listens: daemonUnreachable at once, naming the path and the reason")
+    func missingSocket() async throws {
+        let directory = try TemporaryDirectory(prefix: "psc")
+        defer { directory.remove() }
+        let path = directory.file("missing.sock")
+        let client = LocationClient(socketPath: path)
+        var error: LocationError?
+        let elapsed = await ContinuousClock().measure {
+            error = await #expect(throws: LocationError.self) { try await client.authorizationStatus() }
+        }
+        guard case .daemonUnreachable(let detail)? = error else {
+            Issue.record("expected daemonUnreachable, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains(path), "\(detail)")
+        #expect(detail.contains("No such file or directory"), "\(detail)")
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        // The watch stream reports the same, rather than waiting.
+        let watchError = await #expect(throws: LocationError.self) {
+            for try await _ in client.updates(WatchOptions()) {}
+        }
+        #expect(watchError?.reason == "daemonUnreachable", "\(String(describing: watchError))")
+    }
+}
