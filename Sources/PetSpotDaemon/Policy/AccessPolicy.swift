@@ -7,7 +7,7 @@ import PetSpotProtocol
 /// The daemon asks it before every location answer; ``PolicyEngine``
 /// implements rules, prompts and remembered decisions behind it, and
 /// ``OpenAccess`` authorizes everyone.
-public protocol AccessPolicy: Sendable {
+public protocol AuthorizationPort: Sendable {
     /// The client's current authorization.
     func status(for client: ClientIdentity, connection: ConnectionID) async -> AuthorizationState
     /// Resolves `authorization.request`.
@@ -19,18 +19,7 @@ public protocol AccessPolicy: Sendable {
     /// `authorization.reset`: forgets the decision remembered for `uid`.
     /// - Throws: `forbidden` unless `client` is an administrator.
     func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError)
-    /// `agent.register`: makes this connection the prompt agent.
-    /// - Parameter send: writes a message to the agent's connection.
-    /// - Throws: `forbidden` unless `client` may be an agent.
-    func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
-        async throws(LocationError)
-    /// A response arrived on `connection` (an agent answering `agent.prompt`).
-    func received(_ response: RPCResponse, connection: ConnectionID) async
-    /// Whether `client` may register as the prompt agent: such clients are
-    /// not held to a uid's share of `max_clients` and may use the slots kept
-    /// for them (``ClientRegistry``).
-    func mayBePromptAgent(_ client: ClientIdentity) async -> Bool
-    /// The connection closed: its allow-once grants and agent role end.
+    /// The connection closed: its allow-once grants (and agent role) end.
     func connectionClosed(_ connection: ConnectionID) async
     /// A stream that yields whenever authorizations may have changed for
     /// clients already connected (reload, reset); watchers re-check on it.
@@ -42,16 +31,34 @@ public protocol AccessPolicy: Sendable {
     /// remembered decision, reset, allow-once): a grant decided under the
     /// current number is still valid. `nil`: grants cannot be kept.
     var grantGeneration: UInt64? { get }
-
     /// The remembered decisions' state for `daemon.status` (no uids, no
     /// decisions): `nil` for a policy that remembers nothing.
     func decisionsStatus() async -> JSONValue?
 }
 
+/// The seam of the prompt-agent protocol (SPEC §5): who may be the agent,
+/// its registration, its answers.
+public protocol PromptAgentPort: Sendable {
+    /// `agent.register`: makes this connection the prompt agent.
+    /// - Parameter send: writes a message to the agent's connection.
+    /// - Throws: `forbidden` unless `client` may be an agent.
+    func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
+        async throws(LocationError)
+    /// A response arrived on `connection` (an agent answering `agent.prompt`).
+    func received(_ response: RPCResponse, connection: ConnectionID) async
+    /// Whether `client` may register as the prompt agent: such clients are
+    /// not held to a uid's share of `max_clients` and may use the slots kept
+    /// for them (``ClientRegistry``).
+    func mayBePromptAgent(_ client: ClientIdentity) async -> Bool
+}
+
+/// What the daemon's server and dispatcher take: both ports.
+public typealias AccessPolicy = AuthorizationPort & PromptAgentPort
+
 /// A client's authorization as decided once, kept by its connection so a
 /// `location.get` answered at once (on the connection's event loop, see
 /// ``Dispatcher/answerAtOnce(_:session:)``) need not ask the policy again
-/// while the policy's ``AccessPolicy/grantGeneration`` stays the same.
+/// while the policy's ``AuthorizationPort/grantGeneration`` stays the same.
 public struct AccessGrant: Sendable, Equatable {
     public var state: AuthorizationState
     /// How fixes are shown to the client, when it is authorized.
@@ -66,7 +73,7 @@ public struct AccessGrant: Sendable, Equatable {
     }
 }
 
-extension AccessPolicy {
+extension AuthorizationPort {
     /// A grant that is never kept: ``status(for:connection:)`` and ``presentation(for:)``.
     public func grant(for client: ClientIdentity, connection: ConnectionID) async -> AccessGrant {
         let state = await status(for: client, connection: connection)
@@ -76,9 +83,11 @@ extension AccessPolicy {
 
     public var grantGeneration: UInt64? { nil }
 
-    public func mayBePromptAgent(_ client: ClientIdentity) async -> Bool { false }
-
     public func decisionsStatus() async -> JSONValue? { nil }
+}
+
+extension PromptAgentPort {
+    public func mayBePromptAgent(_ client: ClientIdentity) async -> Bool { false }
 }
 
 /// Everyone is authorized with full accuracy: the behaviour before a

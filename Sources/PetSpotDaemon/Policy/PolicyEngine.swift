@@ -12,71 +12,25 @@ import PetSpotProtocol
 import NIOConcurrencyHelpers
 
 /// The daemon's ``AccessPolicy``: the configured ``Policy`` (swapped on
-/// reload), decisions remembered per uid in the state directory, allow-once
-/// grants per connection, and the prompt agent.
+/// reload), decisions remembered per uid in the state directory
+/// (``DecisionStore``), and allow-once grants per connection. Questions to
+/// the prompt agent go through its ``PromptAgentDesk``; every change moves
+/// ``AuthorizationChanges`` on (kept grants, watchers' re-checks).
 ///
-/// Prompt agent protocol: a client allowed by `[policy.agent]` calls
-/// `agent.register`; for an `authorization.request` from a `notDetermined`
-/// client under `prompt = "agent"` the daemon sends that connection a request
-/// `agent.prompt` `{"client": {...}, "accuracy"}` with a numeric id, and waits
-/// up to `prompt_timeout` for a response `{"decision": "allow"/"allowOnce"/"deny",
-/// "accuracy"?}`. Answers count only from the agent the prompt is with; an
-/// error response, a malformed answer, silence or the agent leaving mean
-/// `promptUnavailable` and the client stays `notDetermined`.
-///
-/// Coalescing: at most one prompt is open per uid. Further requests of that
-/// uid (any connection) wait on the same answer, until the open prompt's
-/// deadline. A requester that leaves withdraws its interest; when nobody
-/// waits any more the prompt is withdrawn and the agent gets the
-/// notification `agent.cancel` `{"id"}`.
-///
-/// Second agent: the newest registration wins at once, whatever the old
-/// agent's socket does (messages to agents are queued on their connection,
-/// never awaited). The previous agent gets the notification `agent.replaced`;
-/// the prompts it held move to the new agent (sent again, same ids) and its
-/// answers no longer count. A reload that no longer lists the agent's user or
-/// groups drops it. Registrations, replacements and removals are audited.
+/// A reload that no longer lists the agent's user or groups drops the agent.
 public actor PolicyEngine: AccessPolicy {
     /// The policy in force.
-    public private(set) var policy: Policy { willSet { decisionsChange() } }
-    private var store: DecisionStore { willSet { decisionsChange() } }
+    public private(set) var policy: Policy { willSet { changes.advance() } }
+    private var store: DecisionStore { willSet { changes.advance() } }
     private var allowOnce: [ConnectionID: (uid: UInt32, decision: RememberedDecision)] = [:] {
-        willSet { decisionsChange() }
+        willSet { changes.advance() }
     }
-    /// ``grantGeneration``: moved on, before the change, by every change of
-    /// what ``status(for:connection:)`` can answer.
-    private nonisolated let generation = NIOLockedValueBox<UInt64>(0)
-    private var agent: Agent?
-    /// Open prompts by id; at most one per uid (``promptByUid``).
-    private var prompts: [Int: OpenPrompt] = [:]
-    private var promptByUid: [UInt32: Int] = [:]
-    private var nextPrompt = 0
-    private var nextWaiter: UInt64 = 0
-    /// Watchers waiting for authorization changes. Behind a lock rather
-    /// than the actor so an ended watcher's stream removes itself at once
-    /// (its termination handler is synchronous): no wake-ups to prune them.
-    private nonisolated let observers = NIOLockedValueBox<Observers>(Observers())
-
-    private struct Observers {
-        var nextID: UInt64 = 0
-        var byID: [UInt64: AsyncStream<Void>.Continuation] = [:]
-    }
+    /// The generation and the watchers waiting for changes.
+    private nonisolated let changes = AuthorizationChanges()
+    /// The prompt-agent protocol.
+    private let agents: PromptAgentDesk
     private let audit: AuditLog?
     private let logger: Logger
-
-    struct Agent {
-        var connection: ConnectionID
-        var client: ClientIdentity
-        var send: MessageSink
-    }
-
-    /// One question to the agent and everyone waiting for its answer.
-    struct OpenPrompt {
-        var agent: ConnectionID
-        var message: JSONValue
-        var deadline: ContinuousClock.Instant
-        var waiters: [UInt64: CheckedContinuation<AgentAnswer?, Never>] = [:]
-    }
 
     /// Creates the engine.
     /// - Parameters:
@@ -88,12 +42,13 @@ public actor PolicyEngine: AccessPolicy {
         self.store = DecisionStore(stateDirectory: stateDirectory, logger: logger)
         self.audit = audit
         self.logger = logger
+        self.agents = PromptAgentDesk(audit: audit, logger: logger)
         if let quarantine = store.quarantine { audit?.record(Self.quarantineRecord(quarantine)) }
     }
 
     private static func quarantineRecord(_ quarantine: DecisionStore.Quarantine) -> AuditRecord {
         AuditRecord(
-            method: "decisions.quarantined", client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
+            method: AuditEvent.decisionsQuarantined.rawValue, client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
             reason: "\(quarantine.reason); moved to \(quarantine.movedTo ?? "(could not be moved)")")
     }
 
@@ -112,7 +67,7 @@ public actor PolicyEngine: AccessPolicy {
 
     /// Puts a new policy in force (SIGHUP reload). Existing connections are
     /// judged by it from their next call or watch update on.
-    public func update(policy: Policy) {
+    public func update(policy: Policy) async {
         let previous = self.policy
         // What each client seen lately was granted, before and after (audited below).
         let before = recentClients.values.map { ($0, status(for: $0, connection: ConnectionID(0))) }
@@ -123,22 +78,17 @@ public actor PolicyEngine: AccessPolicy {
             if store.quarantine == nil {
                 audit?.record(
                     AuditRecord(
-                        method: "decisions.restored", client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
+                        method: AuditEvent.decisionsRestored.rawValue, client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
                         reason: "quarantined since \(quarantine.since.iso8601); \(store.decisions.count) decisions in force"))
             } else if let again = store.quarantine, again.movedTo != nil {
                 audit?.record(Self.quarantineRecord(again))
             }
         }
         recordPolicyChange(from: previous, clientsBefore: before)
-        if let agent, !policy.agent.contains(agent.client) {
-            logger.notice(
-                "prompt agent no longer allowed by [policy.agent]; dropped", metadata: ["conn": "\(agent.connection)"])
-            self.agent = nil
-            audit?.record(
-                AuditRecord(method: "agent.removed", client: agent.client, reason: "no longer allowed by [policy.agent]"))
-            finishPrompts(heldBy: agent.connection)
-        }
-        notifyChanged()
+        // Watchers re-check at once; the agent's check follows (its desk is another actor).
+        changes.notify()
+        let agentPrincipals = policy.agent
+        await agents.dropAgent(unless: { agentPrincipals.contains($0) })
     }
 
     /// Clients seen lately, by uid (bounded): whose statuses a reload may move.
@@ -182,21 +132,27 @@ public actor PolicyEngine: AccessPolicy {
         }
         audit?.record(
             AuditRecord(
-                method: "policy.reloaded", client: daemon,
+                method: AuditEvent.policyReloaded.rawValue, client: daemon,
                 reason: changes.isEmpty ? "policy changed" : changes.joined(separator: "; ")))
         for (client, old) in clientsBefore {
             let new = status(for: client, connection: ConnectionID(0))
             guard new.status != old.status || new.accuracy != old.accuracy else { continue }
             audit?.record(
                 AuditRecord(
-                    method: "policy.statusChanged", client: client, status: new.status, accuracy: new.accuracy,
+                    method: AuditEvent.policyStatusChanged.rawValue, client: client, status: new.status, accuracy: new.accuracy,
                     decidedBy: new.decidedBy.rawValue,
                     reason: "was \(old.status.rawValue)\(old.accuracy.map { " (\($0.rawValue))" } ?? "")"))
         }
     }
 
     /// Whether a prompt agent is registered.
-    public var hasAgent: Bool { agent != nil }
+    public var hasAgent: Bool { get async { await agents.hasAgent } }
+
+    /// Prompts open now (tests, status).
+    public var openPromptCount: Int { get async { await agents.openPromptCount } }
+
+    /// Requests waiting on open prompts (tests).
+    var promptWaiterCount: Int { get async { await agents.promptWaiterCount } }
 
     // MARK: AccessPolicy
 
@@ -211,7 +167,7 @@ public actor PolicyEngine: AccessPolicy {
     ) async throws(LocationError) -> AuthorizationState {
         let current = status(for: client, connection: connection)
         guard current.status == .notDetermined else {
-            await record("authorization.request", current, client)
+            audit?.record(AuditRecord(method: RPCMethod.authorizationRequest.rawValue, state: current, client: client))
             return current
         }
         // Quarantined decisions: this uid may have been denied; nobody is asked
@@ -222,7 +178,7 @@ public actor PolicyEngine: AccessPolicy {
                 metadata: ["uid": "\(client.uid)", "movedTo": "\(quarantine.movedTo ?? "-")"])
             audit?.record(
                 AuditRecord(
-                    method: "authorization.request", client: client, status: .notDetermined,
+                    method: RPCMethod.authorizationRequest.rawValue, client: client, status: .notDetermined,
                     reason: "\(LocationError.promptUnavailable.reason): remembered decisions quarantined"))
             throw .promptUnavailable
         }
@@ -235,10 +191,10 @@ public actor PolicyEngine: AccessPolicy {
             await remember(RememberedDecision(status: .denied), for: client.uid)
             how = "prompt"
         case .agent:
-            guard let answer = await ask(client: client, accuracy: accuracy) else {
+            guard let answer = await agents.ask(client: client, accuracy: accuracy, timeout: policy.promptTimeout) else {
                 audit?.record(
                     AuditRecord(
-                        method: "authorization.request", client: client, status: .notDetermined,
+                        method: RPCMethod.authorizationRequest.rawValue, client: client, status: .notDetermined,
                         reason: LocationError.promptUnavailable.reason))
                 throw .promptUnavailable
             }
@@ -268,7 +224,7 @@ public actor PolicyEngine: AccessPolicy {
             metadata: ["uid": "\(client.uid)", "status": "\(state.status.rawValue)", "by": "\(how)"])
         audit?.record(
             AuditRecord(
-                method: "authorization.request", client: client, status: state.status, accuracy: state.accuracy,
+                method: RPCMethod.authorizationRequest.rawValue, client: client, status: state.status, accuracy: state.accuracy,
                 decidedBy: how))
         return state
     }
@@ -276,19 +232,13 @@ public actor PolicyEngine: AccessPolicy {
     public func grant(for client: ClientIdentity, connection: ConnectionID) -> AccessGrant {
         // Read inside the actor, where every change happens: the generation
         // and the decision belong together.
-        let generation = self.generation.withLockedValue { $0 }
+        let generation = changes.current
         let state = status(for: client, connection: connection)
         let presentation = state.status == .authorized ? presentation(for: state.accuracy ?? .full) : nil
         return AccessGrant(state: state, presentation: presentation, generation: generation)
     }
 
-    public nonisolated var grantGeneration: UInt64? { generation.withLockedValue { $0 } }
-
-    /// Runs before any change of the policy, the remembered decisions or the
-    /// allow-once grants: grants kept by connections are no longer valid.
-    private nonisolated func decisionsChange() {
-        generation.withLockedValue { $0 &+= 1 }
-    }
+    public nonisolated var grantGeneration: UInt64? { changes.current }
 
     public func presentation(for accuracy: AccuracyAuthorization) -> FixPresentation {
         accuracy == .reduced
@@ -299,16 +249,16 @@ public actor PolicyEngine: AccessPolicy {
         guard policy.admin.contains(client) else {
             audit?.record(
                 AuditRecord(
-                    method: "authorization.reset", client: client, reason: LocationError.forbidden.reason,
+                    method: RPCMethod.authorizationReset.rawValue, client: client, reason: LocationError.forbidden.reason,
                     targetUid: uid))
             throw .forbidden
         }
         if let contents = store.forget(uid) { await persist(contents) }
         for (connection, grant) in allowOnce where grant.uid == uid { allowOnce[connection] = nil }
-        notifyChanged()
+        changes.notify()
         logger.notice("authorization reset", metadata: ["uid": "\(uid)", "by": "\(client.uid)"])
         audit?.record(
-            AuditRecord(method: "authorization.reset", client: client, status: .notDetermined, targetUid: uid))
+            AuditRecord(method: RPCMethod.authorizationReset.rawValue, client: client, status: .notDetermined, targetUid: uid))
     }
 
     public func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
@@ -316,59 +266,20 @@ public actor PolicyEngine: AccessPolicy {
     {
         guard policy.agent.contains(client) else {
             audit?.record(
-                AuditRecord(method: "agent.register", client: client, reason: LocationError.forbidden.reason))
+                AuditRecord(
+                    method: RPCMethod.agentRegister.rawValue, client: client, reason: LocationError.forbidden.reason))
             throw .forbidden
         }
-        let previous = agent
-        // The new agent is in place before anything is said to the old one.
-        agent = Agent(connection: connection, client: client, send: send)
-        logger.notice("prompt agent registered", metadata: ["conn": "\(connection)", "uid": "\(client.uid)"])
-        if let previous, previous.connection != connection {
-            logger.notice(
-                "a newer prompt agent replaces the registered one",
-                metadata: ["old": "\(previous.connection)", "new": "\(connection)"])
-            audit?.record(
-                AuditRecord(
-                    method: "agent.replaced", client: previous.client,
-                    reason: "replaced by uid \(client.uid) pid \(client.pid)"))
-            try? await previous.send(
-                RPCCodec.notification(method: RPCMethod.agentReplaced, params: ["by": .number(Double(client.pid))]))
-            // Its prompts move to the new agent: the old one can no longer answer them.
-            for (id, prompt) in prompts where prompt.agent == previous.connection {
-                prompts[id]?.agent = connection
-                do {
-                    try await send(prompt.message)
-                } catch {
-                    finish(id, nil)
-                }
-            }
-        }
-        audit?.record(AuditRecord(method: "agent.register", client: client, decidedBy: "agent"))
+        await agents.register(client, connection: connection, send: send)
     }
 
     public func mayBePromptAgent(_ client: ClientIdentity) -> Bool { policy.agent.contains(client) }
 
-    public func received(_ response: RPCResponse, connection: ConnectionID) {
-        guard case .number(let raw) = response.id, let id = Int(exactly: raw), let prompt = prompts[id],
-            prompt.agent == connection
-        else {
-            logger.debug("ignored a response that answers no prompt", metadata: ["conn": "\(connection)"])
-            return
-        }
-        switch response.outcome {
-        case .success(let result):
-            let answer = AgentAnswer(result)
-            if answer == nil {
-                logger.warning("malformed agent answer", metadata: ["answer": "\(result.serialized())"])
-            }
-            finish(id, answer)
-        case .failure(let error):
-            logger.info("the agent declined to answer", metadata: ["error": "\(error)"])
-            finish(id, nil)
-        }
+    public func received(_ response: RPCResponse, connection: ConnectionID) async {
+        await agents.received(response, connection: connection)
     }
 
-    public func connectionClosed(_ connection: ConnectionID) {
+    public func connectionClosed(_ connection: ConnectionID) async {
         // Only a connection with an allow-once grant changes a decision:
         // any other leaving must not void every connection's kept grant.
         let allowOnceEnding = allowOnce[connection]
@@ -376,130 +287,16 @@ public actor PolicyEngine: AccessPolicy {
         if let grant = allowOnceEnding {
             audit?.record(
                 AuditRecord(
-                    method: "authorization.allowOnceEnded", client: ClientIdentity(uid: grant.uid, gid: 0, pid: 0),
+                    method: AuditEvent.allowOnceEnded.rawValue, client: ClientIdentity(uid: grant.uid, gid: 0, pid: 0),
                     status: .notDetermined, reason: "the connection holding the allow-once grant closed"))
         }
-        guard let agent, agent.connection == connection else { return }
-        self.agent = nil
-        logger.notice("prompt agent left", metadata: ["conn": "\(connection)"])
-        audit?.record(AuditRecord(method: "agent.removed", client: agent.client, reason: "the agent disconnected"))
-        finishPrompts(heldBy: connection)
+        await agents.connectionClosed(connection)
     }
 
-    /// Ends, unanswered, every prompt `connection` holds.
-    private func finishPrompts(heldBy connection: ConnectionID) {
-        for (id, prompt) in prompts where prompt.agent == connection { finish(id, nil) }
-    }
-
-    public func authorizationChanges() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = observers.withLockedValue { observers in
-            observers.nextID &+= 1
-            observers.byID[observers.nextID] = continuation
-            return observers.nextID
-        }
-        continuation.onTermination = { [weak self] _ in self?.forgetObserver(id) }
-        return stream
-    }
-
-    private nonisolated func forgetObserver(_ id: UInt64) {
-        _ = observers.withLockedValue { $0.byID.removeValue(forKey: id) }
-    }
+    public func authorizationChanges() -> AsyncStream<Void> { changes.subscribe() }
 
     /// Watchers subscribed to ``authorizationChanges()`` and not ended.
-    public nonisolated var authorizationObserverCount: Int { observers.withLockedValue { $0.byID.count } }
-
-    /// Wakes every watcher to re-check its authorization.
-    private func notifyChanged() {
-        let continuations = observers.withLockedValue { Array($0.byID.values) }
-        for continuation in continuations { continuation.yield(()) }
-    }
-
-    // MARK: Prompting
-
-    /// Asks the agent about `client`, or joins the prompt already open for
-    /// its uid; `nil` when there is no agent, it does not answer in time, or
-    /// this requester was cancelled (its connection left).
-    private func ask(client: ClientIdentity, accuracy: AccuracyAuthorization) async -> AgentAnswer? {
-        guard let agent else { return nil }
-        let id: Int
-        var isNew = false
-        if let open = promptByUid[client.uid], prompts[open] != nil {
-            id = open
-        } else {
-            nextPrompt += 1
-            id = nextPrompt
-            isNew = true
-            let message = RPCCodec.request(
-                id: .number(Double(id)), method: RPCMethod.agentPrompt,
-                params: AgentAnswer.promptParams(client: client, accuracy: accuracy))
-            prompts[id] = OpenPrompt(
-                agent: agent.connection, message: message, deadline: .now + policy.promptTimeout)
-            promptByUid[client.uid] = id
-            logger.info(
-                "asking the prompt agent",
-                metadata: ["prompt": "\(id)", "uid": "\(client.uid)", "agent": "\(agent.connection)"])
-        }
-        nextWaiter += 1
-        let waiter = nextWaiter
-        guard let deadline = prompts[id]?.deadline else { return nil }
-        let newPromptAgent = isNew ? agent : nil
-        return await withDeadline(deadline) {
-            await self.finish(id, nil)
-            return nil
-        } operation: {
-            await self.awaitAnswer(to: id, as: waiter, sendingTo: newPromptAgent)
-        }
-    }
-
-    /// Waits as `waiter` for the answer to prompt `id`; sends the prompt to
-    /// `agent` once this first waiter is in place (the send never waits on
-    /// the agent's socket). A requester that leaves withdraws its interest.
-    private func awaitAnswer(to id: Int, as waiter: UInt64, sendingTo agent: Agent?) async -> AgentAnswer? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                guard prompts[id] != nil else { return continuation.resume(returning: nil) }
-                prompts[id]?.waiters[waiter] = continuation
-                guard let agent, let message = prompts[id]?.message else { return }
-                Task {
-                    do {
-                        try await agent.send(message)
-                    } catch {
-                        self.finish(id, nil)
-                    }
-                }
-            }
-        } onCancel: {
-            // The requester left (its connection closed): withdraw its interest.
-            Task { await self.withdraw(waiter, from: id) }
-        }
-    }
-
-    /// Prompts open now (tests, status).
-    public var openPromptCount: Int { prompts.count }
-
-    /// Requests waiting on open prompts (tests).
-    var promptWaiterCount: Int { prompts.values.reduce(0) { $0 + $1.waiters.count } }
-
-    /// One requester no longer waits; a prompt nobody waits for is withdrawn.
-    private func withdraw(_ waiter: UInt64, from id: Int) async {
-        guard let continuation = prompts[id]?.waiters.removeValue(forKey: waiter) else { return }
-        continuation.resume(returning: nil)
-        guard let prompt = prompts[id], prompt.waiters.isEmpty else { return }
-        prompts[id] = nil
-        if let uid = promptByUid.first(where: { $0.value == id })?.key { promptByUid[uid] = nil }
-        logger.info("prompt withdrawn: nobody waits for it", metadata: ["prompt": "\(id)"])
-        guard let agent, agent.connection == prompt.agent else { return }
-        try? await agent.send(
-            RPCCodec.notification(method: RPCMethod.agentCancel, params: ["id": .number(Double(id))]))
-    }
-
-    /// Ends prompt `id` with `answer` for everyone waiting on it.
-    private func finish(_ id: Int, _ answer: AgentAnswer?) {
-        guard let prompt = prompts.removeValue(forKey: id) else { return }
-        if let uid = promptByUid.first(where: { $0.value == id })?.key { promptByUid[uid] = nil }
-        for continuation in prompt.waiters.values { continuation.resume(returning: answer) }
-    }
+    public nonisolated var authorizationObserverCount: Int { changes.observerCount }
 
     private func remember(_ decision: RememberedDecision, for uid: UInt32) async {
         guard let contents = store.remember(decision, for: uid) else { return }
@@ -516,9 +313,5 @@ public actor PolicyEngine: AccessPolicy {
             logger.error(
                 "cannot write remembered decisions; kept in memory only", metadata: ["error": "\(error)"])
         }
-    }
-
-    private func record(_ method: String, _ state: AuthorizationState, _ client: ClientIdentity) async {
-        audit?.record(AuditRecord(method: method, state: state, client: client))
     }
 }
