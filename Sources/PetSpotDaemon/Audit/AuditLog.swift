@@ -12,6 +12,7 @@ import Logging
 import NIOConcurrencyHelpers
 import PetSpotPOSIX
 import PetSpotLocation
+import PetSpotProtocol
 
 /// The audit log (SPEC §6): one JSON object per line in `daemon.audit_log`,
 /// mode 0600 (its directory created 0700 when missing), rotated by size.
@@ -175,15 +176,19 @@ public final class AuditLog: Sendable {
     /// over never makes the daemon sync per request.
     static func isAuthorizationChange(_ record: AuditRecord) -> Bool {
         switch record.method {
-        case "authorization.request":
+        case RPCMethod.authorizationRequest.rawValue:
             return record.reason == nil && ["agent", "prompt", "allowOnce"].contains(record.decidedBy ?? "")
-        case "authorization.reset", "authorization.allowOnceEnded":
+        case RPCMethod.authorizationReset.rawValue, AuditEvent.allowOnceEnded.rawValue:
             return record.reason == nil
+        case RPCMethod.agentRegister.rawValue:
+            return record.reason == nil
+        case AuditEvent.agentReplaced.rawValue, AuditEvent.agentRemoved.rawValue,
+            AuditEvent.policyReloaded.rawValue, AuditEvent.policyStatusChanged.rawValue,
+            AuditEvent.decisionsQuarantined.rawValue, AuditEvent.decisionsRestored.rawValue,
+            AuditEvent.auditRotated.rawValue:
+            return true
         default:
-            return record.method.hasPrefix("policy.") || record.method.hasPrefix("audit.")
-                || record.method.hasPrefix("decisions.")
-                || (record.method.hasPrefix("agent.") && record.reason == nil)
-                || record.method == "agent.replaced" || record.method == "agent.removed"
+            return false
         }
     }
 
@@ -222,7 +227,7 @@ public final class AuditLog: Sendable {
         if let evicted {
             let daemon = ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid())
             let line = AuditRecord(
-                method: "audit.rotated", client: daemon,
+                method: AuditEvent.auditRotated.rawValue, client: daemon,
                 reason: "evicted \(evicted.path) (\(evicted.bytes) bytes): the oldest of \(generations) generations"
             ).jsonLine
             try append(line, to: &file)

@@ -58,7 +58,7 @@ extension Dispatcher {
             }
             audit?.record(
                 AuditRecord(
-                    method: "location.watchEnded", state: state, client: session.identity, reason: refusal.reason))
+                    method: AuditEvent.watchEnded.rawValue, state: state, client: session.identity, reason: refusal.reason))
             return .failure(refusal)
         }
 
