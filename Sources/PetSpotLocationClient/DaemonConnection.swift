@@ -5,97 +5,158 @@ import NIOPosix
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
+import Synchronization
 
-/// One connection to the daemon: sends requests with fresh ids, matches
-/// answers to callers, routes `location.update` notifications to their
-/// subscriptions. Connects lazily; after the daemon goes away every caller
-/// gets `daemonUnreachable` and the next call connects again.
+/// One connection to the daemon at a time: sends requests with fresh ids,
+/// matches answers to callers, routes `location.update` notifications to
+/// their subscriptions. Connects lazily; when the connection ends (the
+/// daemon closed it, or ``close()``) what was waiting on it gets
+/// `daemonUnreachable`, and the next request opens a new one.
+///
+/// A request whose caller stops waiting (its task cancelled: the caller's
+/// own cancellation, or ``LocationClient``'s answer limit) is forgotten
+/// alone: its caller gets `daemonUnreachable("cancelled")` at once, a late
+/// answer is ignored (a late watch's subscription is unwatched), and the
+/// connection stays open for everything else on it.
 actor DaemonConnection {
-    private enum Pending {
-        /// Sent, the caller not yet suspended: an answer arriving now is kept in `early`.
-        case sent
-        case call(CheckedContinuation<Result<JSONValue, LocationError>, Never>)
-        case watch(AsyncThrowingStream<LocationFix, any Error>.Continuation)
+    /// A request sent, or being sent, and not answered yet.
+    private struct Pending {
+        /// The serial of the connection it went out on: only that connection's end fails it.
+        var link: Int
+        /// For `location.watch`: where the subscription's fixes go once it is answered.
+        var watch: WatchStream?
+        /// The caller, once it waits; an answer that comes before is kept in `early`.
+        var waiter: CheckedContinuation<Result<JSONValue, LocationError>, Never>?
     }
 
     private struct Link {
+        /// Numbers the connections of this client: 1, 2, ...
+        var serial: Int
         var outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
         var channel: any Channel
         var reader: Task<Void, Never>
     }
 
+    /// A subscription, by the connection it lives on (the daemon numbers
+    /// subscriptions per connection) and its number.
+    private struct SubscriptionKey: Hashable {
+        var link: Int
+        var number: Int
+    }
+
+    /// What a request whose caller stopped waiting ends with.
+    static let cancelled = LocationError.daemonUnreachable("cancelled")
+
     let socketPath: String
+    /// The connection new requests go out on; nil before the first and after it ends.
     private var link: Link?
+    private var linkSerial = 0
     private var readerTask: Task<Void, Never>?
+    /// Connections this client closed itself (``close()``), until their reader ends.
+    private var closedHere: Set<Int> = []
     /// The connection being opened, while it is.
     private var connecting: Task<Result<Link, LocationError>, Never>?
     private var nextID = 0
     private var pending: [Int: Pending] = [:]
     private var early: [Int: Result<JSONValue, LocationError>] = [:]
-    private var subscriptions: [Int: AsyncThrowingStream<LocationFix, any Error>.Continuation] = [:]
+    private var subscriptions: [SubscriptionKey: AsyncThrowingStream<LocationFix, any Error>.Continuation] = [:]
+    /// Watches forgotten before they were answered, by request id: the
+    /// connection each went out on. A late answer's subscription is unwatched.
+    private var abandonedWatches: [Int: Int] = [:]
 
     init(socketPath: String) { self.socketPath = socketPath }
 
     deinit { link?.reader.cancel() }
 
-    /// Calls `method` and returns its result.
-    func call(_ method: RPCMethod, params: JSONValue?) async throws(LocationError) -> JSONValue {
-        // The entry exists before the request leaves: the answer may arrive
-        // (the actor is reentrant) before this call suspends for it.
-        let id = try await send(method, params: params, registering: .sent)
-        if let answer = early.removeValue(forKey: id) { return try answer.get() }
-        let result = await withCheckedContinuation { continuation in
-            pending[id] = .call(continuation)
-        }
-        return try result.get()
+    /// Calls `method` and waits for its answer (or the end of the
+    /// connection, or the task's cancellation: see the type's description).
+    func call(_ method: RPCMethod, params: JSONValue?) async -> Result<JSONValue, LocationError> {
+        await request(method, params: params, watch: nil)
     }
 
-    /// Starts a watch whose fixes go to `continuation`.
-    func watch(_ options: WatchOptions, into continuation: AsyncThrowingStream<LocationFix, any Error>.Continuation)
-        async
-    {
-        do {
-            _ = try await send(.locationWatch, params: RPCParams.encode(options), registering: .watch(continuation))
-        } catch {
-            continuation.finish(throwing: error)
-        }
+    /// Starts a watch whose fixes go to `watch`'s stream, and waits for the
+    /// daemon's answer: the subscription is in place when this returns
+    /// success; a refusal has already finished the stream. Cancelled, the
+    /// watch is forgotten as a call is (the stream is left to the caller).
+    func watch(_ options: WatchOptions, into watch: WatchStream) async -> Result<JSONValue, LocationError> {
+        await request(.locationWatch, params: RPCParams.encode(options), watch: watch)
     }
 
-    /// Ends a subscription (best effort).
-    func unwatch(_ subscription: Int) async {
-        guard subscriptions.removeValue(forKey: subscription) != nil else { return }
-        _ = try? await send(
-            .locationUnwatch, params: ["subscription": .number(Double(subscription))], registering: nil)
-    }
-
-    /// Closes the connection.
+    /// Closes the connection now: what waits on it gets `daemonUnreachable`
+    /// once its reader sees the end; the next request opens a new one at once.
     func close() {
-        link?.channel.close(promise: nil)
+        guard let link else { return }
+        self.link = nil
+        closedHere.insert(link.serial)
+        link.channel.close(promise: nil)
     }
 
-    /// Sends a request, registering `entry` for its answer first.
-    private func send(_ method: RPCMethod, params: JSONValue?, registering entry: Pending?) async throws(LocationError)
+    private func request(_ method: RPCMethod, params: JSONValue?, watch: WatchStream?) async -> Result<
+        JSONValue, LocationError
+    > {
+        let id: Int
+        do {
+            id = try await send(method, params: params, watch: watch)
+        } catch {
+            return .failure(error)
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { waiter in
+                // Runs on this actor before it suspends: nothing can come
+                // between the checks below and the registration.
+                if let answer = early.removeValue(forKey: id) { return waiter.resume(returning: answer) }
+                if Task.isCancelled {
+                    forget(id)
+                    return waiter.resume(returning: .failure(Self.cancelled))
+                }
+                guard pending[id] != nil else {
+                    return waiter.resume(returning: .failure(.internalError("request \(id) lost its entry")))
+                }
+                pending[id]?.waiter = waiter
+            }
+        } onCancel: {
+            Task { await self.forget(id) }
+        }
+    }
+
+    /// Sends a request, its entry registered first (the answer may come
+    /// before the write returns); returns its id.
+    ///
+    /// A connection that has ended under us (the daemon went away, or
+    /// ``close()``, and its reader has not caught up yet) is never written
+    /// to: it is seen inactive, or the writer refuses the line, and the
+    /// request goes out once more on a new connection. A refused line never
+    /// left, so it cannot run twice.
+    private func send(_ method: RPCMethod, params: JSONValue?, watch: WatchStream?) async throws(LocationError)
         -> Int
     {
-        let link = try await connected()
         nextID += 1
         let id = nextID
-        if let entry { pending[id] = entry }
         let line = RPCCodec.line(RPCCodec.request(id: .number(Double(id)), method: method.rawValue, params: params))
-        do {
-            try await link.outbound.write(ByteBuffer(string: line))
-        } catch {
-            pending.removeValue(forKey: id)
-            early.removeValue(forKey: id)
-            throw .daemonUnreachable("the connection to \(socketPath) broke")
+        for attempt in 1...2 {
+            let link = try await connected()
+            pending[id] = Pending(link: link.serial, watch: watch)
+            do {
+                try await link.outbound.write(ByteBuffer(string: line))
+                return id
+            } catch {
+                pending.removeValue(forKey: id)
+                early.removeValue(forKey: id)
+                if Task.isCancelled { throw Self.cancelled }
+                drop(link)
+                if attempt == 2 { break }
+            }
         }
-        return id
+        throw .daemonUnreachable("the connection to \(socketPath) broke")
     }
 
-    /// The connection, opened if there is none. Calls made while it is
-    /// being opened wait for that one: one client, one connection.
+    /// The connection, opened if there is none (or it has ended). Requests
+    /// made while it is being opened wait for that one: one client, one connection.
     private func connected() async throws(LocationError) -> Link {
-        if let link { return link }
+        if let link {
+            if link.channel.isActive { return link }
+            drop(link)
+        }
         let attempt: Task<Result<Link, LocationError>, Never>
         if let connecting {
             attempt = connecting
@@ -116,6 +177,13 @@ actor DaemonConnection {
         return try await attempt.value.get()
     }
 
+    /// Stops sending on `link` (it has ended, or a write to it failed);
+    /// its reader fails what is still waiting on it.
+    private func drop(_ link: Link) {
+        if self.link?.serial == link.serial { self.link = nil }
+        link.channel.close(promise: nil)
+    }
+
     private func open() async throws(LocationError) -> Link {
         if let link { return link }
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -131,8 +199,11 @@ actor DaemonConnection {
         } catch {
             throw .daemonUnreachable("cannot connect to \(socketPath): \(Self.explain(error))")
         }
+        linkSerial += 1
+        let serial = linkSerial
         // The reader owns the channel for its whole life (executeThenClose)
-        // and hands the writer back once it is running.
+        // and hands the writer back once it is running. What it reads and
+        // its end are reported with its connection's serial.
         let outbound = await withCheckedContinuation {
             (ready: CheckedContinuation<NIOAsyncChannelOutboundWriter<ByteBuffer>, Never>) in
             let reader = Task { [weak self] in
@@ -140,40 +211,40 @@ actor DaemonConnection {
                     try await channel.executeThenClose { inbound, outbound in
                         ready.resume(returning: outbound)
                         for try await line in inbound {
-                            await self?.receive(line)
+                            await self?.receive(line, on: serial)
                         }
                     }
                 } catch {}
-                await self?.disconnected()
+                await self?.disconnected(serial)
             }
             readerTask = reader
         }
-        let link = Link(outbound: outbound, channel: channel.channel, reader: readerTask!)
+        let link = Link(serial: serial, outbound: outbound, channel: channel.channel, reader: readerTask!)
         self.link = link
         return link
     }
 
-    private func receive(_ line: ByteBuffer) {
+    private func receive(_ line: ByteBuffer, on serial: Int) {
         guard let message = try? JSONValue.parse(Data(line.readableBytesView)) else { return }
         let messages: [JSONValue]
         if case .array(let elements) = message { messages = elements } else { messages = [message] }
-        for message in messages { route(message) }
+        for message in messages { route(message, on: serial) }
     }
 
-    private func route(_ message: JSONValue) {
+    private func route(_ message: JSONValue, on serial: Int) {
         if case .string(let method)? = message["method"] {
-            guard case .number(let number)? = message["params"]?["subscription"],
-                let continuation = subscriptions[Int(number)]
-            else { return }
+            guard case .number(let number)? = message["params"]?["subscription"] else { return }
+            let key = SubscriptionKey(link: serial, number: Int(number))
+            guard let continuation = subscriptions[key] else { return }
             if method == RPCMethod.locationUpdate, let fixValue = message["params"]?["fix"] {
                 if let fix = try? WireCoding.decodeFix(fixValue) { continuation.yield(fix) }
             } else if method == RPCMethod.locationError, let errorValue = message["params"]?["error"] {
-                subscriptions.removeValue(forKey: Int(number))
+                subscriptions.removeValue(forKey: key)
                 continuation.finish(throwing: RPCCodec.decodeError(errorValue).locationError)
             }
             return
         }
-        let outcome: Result<JSONValue, LocationError>
+        var outcome: Result<JSONValue, LocationError>
         if let errorValue = message["error"] {
             outcome = .failure(RPCCodec.decodeError(errorValue).locationError)
         } else {
@@ -182,55 +253,134 @@ actor DaemonConnection {
         guard case .number(let rawID)? = message["id"] else {
             // An answer without id (tooManyClients, a parse error): it
             // concerns everyone waiting on this connection.
-            if case .failure(let error) = outcome { failAll(error) }
+            if case .failure(let error) = outcome { failAll(on: serial, error) }
             return
         }
-        guard let entry = pending.removeValue(forKey: Int(rawID)) else { return }
-        switch entry {
-        case .sent:
-            early[Int(rawID)] = outcome
-        case .call(let continuation):
-            continuation.resume(returning: outcome)
-        case .watch(let continuation):
+        let id = Int(rawID)
+        if let watchLink = abandonedWatches.removeValue(forKey: id) {
+            // Nobody wants this watch any more: end the subscription it opened.
+            if case .success(let result) = outcome, case .number(let number)? = result["subscription"] {
+                Task { await self.sendUnwatch(Int(number), on: watchLink) }
+            }
+            return
+        }
+        // No entry: a late answer to a forgotten call, or to an unwatch.
+        guard let entry = pending.removeValue(forKey: id) else { return }
+        if let watch = entry.watch {
             switch outcome {
             case .success(let result):
-                guard case .number(let number)? = result["subscription"] else {
-                    continuation.finish(throwing: LocationError.internalError("watch answered without a subscription"))
-                    return
-                }
-                let subscription = Int(number)
-                subscriptions[subscription] = continuation
-                continuation.onTermination = { [weak self] _ in
-                    Task { await self?.unwatch(subscription) }
+                if case .number(let number)? = result["subscription"] {
+                    let key = SubscriptionKey(link: serial, number: Int(number))
+                    subscriptions[key] = watch.continuation
+                    watch.subscribed { [weak self] in Task { await self?.unwatch(key) } }
+                } else {
+                    let error = LocationError.internalError("watch answered without a subscription")
+                    outcome = .failure(error)
+                    watch.continuation.finish(throwing: error)
                 }
             case .failure(let error):
-                continuation.finish(throwing: error)
+                watch.continuation.finish(throwing: error)
             }
+        }
+        if let waiter = entry.waiter {
+            waiter.resume(returning: outcome)
+        } else {
+            early[id] = outcome
         }
     }
 
-    private func disconnected() {
-        link = nil
-        failAll(.daemonUnreachable("the daemon closed the connection"))
+    /// The caller of request `id` stopped waiting: it gets `cancelled`, a
+    /// late answer is ignored (a watch's is unwatched). No-op once answered.
+    private func forget(_ id: Int) {
+        guard let entry = pending.removeValue(forKey: id) else { return }
+        if entry.watch != nil { abandonedWatches[id] = entry.link }
+        entry.waiter?.resume(returning: .failure(Self.cancelled))
     }
 
-    private func failAll(_ error: LocationError) {
-        let waiting = pending
-        pending.removeAll()
-        for (id, entry) in waiting {
-            switch entry {
-            case .sent: early[id] = .failure(error)
-            case .call(let continuation): continuation.resume(returning: .failure(error))
-            case .watch(let continuation): continuation.finish(throwing: error)
+    /// Ends a subscription (best effort): on its own connection, never on a new one.
+    private func unwatch(_ key: SubscriptionKey) async {
+        guard subscriptions.removeValue(forKey: key) != nil else { return }
+        await sendUnwatch(key.number, on: key.link)
+    }
+
+    private func sendUnwatch(_ subscription: Int, on serial: Int) async {
+        guard let link, link.serial == serial, link.channel.isActive else { return }
+        nextID += 1
+        let line = RPCCodec.line(
+            RPCCodec.request(
+                id: .number(Double(nextID)), method: RPCMethod.locationUnwatch.rawValue,
+                params: ["subscription": .number(Double(subscription))]))
+        try? await link.outbound.write(ByteBuffer(string: line))
+    }
+
+    /// Connection `serial` has ended: fails what was waiting on it. A newer
+    /// connection, if one is open already, is left alone.
+    private func disconnected(_ serial: Int) {
+        if link?.serial == serial { link = nil }
+        let detail =
+            closedHere.remove(serial) != nil ? "the connection was closed" : "the daemon closed the connection"
+        failAll(on: serial, .daemonUnreachable(detail))
+        abandonedWatches = abandonedWatches.filter { $0.value != serial }
+    }
+
+    private func failAll(on serial: Int, _ error: LocationError) {
+        for (id, entry) in pending where entry.link == serial {
+            pending.removeValue(forKey: id)
+            entry.watch?.continuation.finish(throwing: error)
+            if let waiter = entry.waiter {
+                waiter.resume(returning: .failure(error))
+            } else {
+                early[id] = .failure(error)
             }
         }
-        let watching = subscriptions
-        subscriptions.removeAll()
-        for continuation in watching.values { continuation.finish(throwing: error) }
+        for (key, continuation) in subscriptions where key.link == serial {
+            subscriptions.removeValue(forKey: key)
+            continuation.finish(throwing: error)
+        }
     }
 
     private static func explain(_ error: any Error) -> String {
         if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
         return "\(error)"
+    }
+}
+
+/// A watch's stream and what its end does, whenever it comes (the consumer
+/// stops iterating on any thread, at any moment): before the daemon has
+/// answered, nothing here (the caller cancels the wait, and the watch is
+/// forgotten); after, the subscription is unwatched, at once if the stream
+/// ended while the answer was on its way.
+final class WatchStream: Sendable {
+    private enum State {
+        case waiting
+        case subscribed(@Sendable () -> Void)
+        case ended
+    }
+
+    let continuation: AsyncThrowingStream<LocationFix, any Error>.Continuation
+    private let state = Mutex(State.waiting)
+
+    init(_ continuation: AsyncThrowingStream<LocationFix, any Error>.Continuation) {
+        self.continuation = continuation
+    }
+
+    /// The subscription is in place: `unwatch` ends it when the stream ends.
+    func subscribed(_ unwatch: @escaping @Sendable () -> Void) {
+        let ended = state.withLock { state in
+            if case .ended = state { return true }
+            state = .subscribed(unwatch)
+            return false
+        }
+        if ended { unwatch() }
+    }
+
+    /// The stream has ended (its `onTermination`).
+    func ended() {
+        let unwatch = state.withLock { state -> (@Sendable () -> Void)? in
+            defer { state = .ended }
+            if case .subscribed(let unwatch) = state { return unwatch }
+            return nil
+        }
+        unwatch?()
     }
 }

@@ -225,7 +225,7 @@ struct LocationClientTests {
         }
     }
 
-    @Test("after the daemon restarts on the same socket the client connects again")
+    @Test("after the daemon restarts on the same socket the client connects again, at its very next call")
     func reconnectsAfterRestart() async throws {
         let directory = try TemporaryDirectory(prefix: "psd")
         defer { directory.remove() }
@@ -240,6 +240,25 @@ struct LocationClientTests {
         try await InProcessDaemon.with(Self.authorized, in: directory) { _ in
             let fix = try await client.location(LocationRequest())
             #expect(fix.coordinate.latitude == Self.latitude)
+        }
+        // Stopped and started again with no call in between: the very next
+        // call goes to the new daemon, never to the connection the old one closed.
+        try await InProcessDaemon.with(Self.authorized, in: directory) { _ in
+            let fix = try await client.location(LocationRequest())
+            #expect(fix.coordinate.latitude == Self.latitude)
+            #expect(try await client.daemonStatus()["clients"] == .number(1))
+        }
+    }
+
+    @Test("a call made right after close() opens a new connection rather than writing to the closing one")
+    func callAfterCloseReconnects() async throws {
+        try await InProcessDaemon.with(Self.authorized) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            _ = try await client.daemonStatus()
+            for _ in 0..<10 {
+                await client.close()
+                #expect(try await client.authorizationStatus().status == .authorized)
+            }
         }
     }
 }

@@ -98,6 +98,59 @@ struct UnreachableDaemonTests {
         }
     }
 
+    @Test("a watch the daemon never answers ends with daemonUnreachable once the answer limit passes")
+    func silentDaemonWatch() async throws {
+        try await Self.withSilentListener { path, listener in
+            let limit = Duration.milliseconds(300)
+            let client = LocationClient(socketPath: path, answerLimit: limit)
+            let start = ContinuousClock.now
+            let outcome = await firstWithin(limit + .seconds(2)) { await ending(of: client.updates(WatchOptions())) }
+            let elapsed = ContinuousClock.now - start
+            guard let ended = outcome else {
+                Issue.record("the watch was still waiting for its answer \(elapsed) later")
+                return
+            }
+            guard case .daemonUnreachable(let detail)? = ended else {
+                Issue.record("expected daemonUnreachable, got \(String(describing: ended))")
+                return
+            }
+            #expect(detail.contains("no answer"), "\(detail)")
+            #expect(elapsed >= limit)
+            var lines = listener.reads.makeAsyncIterator()
+            #expect(await lines.next()?.contains(#""method":"location.watch""#) == true)
+        }
+    }
+
+    @Test("cancelling a location call ends it at once with daemonUnreachable(\"cancelled\")")
+    func cancelledLocation() async throws {
+        try await Self.withSilentListener { path, listener in
+            // Nothing here would end the call for a minute but its cancellation.
+            let client = LocationClient(
+                socketPath: path, answerLimit: .seconds(30), responseMargin: .seconds(30))
+            let call = Task { () -> LocationError? in
+                do throws(LocationError) {
+                    _ = try await client.location(LocationRequest(timeout: .seconds(30)))
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            // Cancelled once the request has reached the daemon: the call is waiting for its answer.
+            var lines = listener.reads.makeAsyncIterator()
+            #expect(await lines.next()?.contains(#""method":"location.get""#) == true)
+            let cancelled = ContinuousClock.now
+            call.cancel()
+            let outcome = await firstWithin(.seconds(2)) { await call.value }
+            let elapsed = ContinuousClock.now - cancelled
+            guard let error = outcome else {
+                Issue.record("the cancelled call was still waiting \(elapsed) later")
+                return
+            }
+            #expect(error == .daemonUnreachable("cancelled"), "\(String(describing: error))")
+            #expect(elapsed < .milliseconds(500), "took \(elapsed)")
+        }
+    }
+
     @Test("a socket path where nobody listens: daemonUnreachable at once, naming the path and the reason")
     func missingSocket() async throws {
         let directory = try TemporaryDirectory(prefix: "psc")
