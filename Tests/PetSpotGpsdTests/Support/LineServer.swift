@@ -53,6 +53,10 @@ final class LineServer: Sendable {
 
     private struct State {
         var stopped = false
+        /// Whether `listener` is still open: a descriptor number is only
+        /// ever touched while it is ours (once closed, the number may
+        /// already be another test's socket).
+        var listening = true
         var connections: Set<Int32> = []
         var threads = 0
         var accepted = 0
@@ -93,13 +97,15 @@ final class LineServer: Sendable {
     /// How many connections were accepted so far.
     var acceptedCount: Int { state.withLock { $0.accepted } }
 
-    /// Closes the listener and every connection, then waits (bounded) for the threads.
+    /// Closes the listener and every connection, then waits (bounded) for
+    /// the threads. Calling it again does nothing more.
     func stop() {
         state.withLock { state in
             state.stopped = true
             for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
+            // Under the lock the accept loop closes it with: never a stale number.
+            if state.listening { shutdown(listener, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
         let deadline = ContinuousClock.now + .seconds(5)
         while state.withLock({ $0.threads }) > 0, ContinuousClock.now < deadline {
             usleep(5_000)  // no signal for "a thread has returned"; bounded poll
@@ -108,8 +114,11 @@ final class LineServer: Sendable {
 
     private func acceptLoop(_ handler: @escaping @Sendable (Connection) -> Void) {
         defer {
-            close(listener)
-            state.withLock { $0.threads -= 1 }
+            state.withLock { state in
+                state.listening = false
+                close(listener)
+                state.threads -= 1
+            }
         }
         while !isStopped {
             let client = accept(listener, nil, nil)
