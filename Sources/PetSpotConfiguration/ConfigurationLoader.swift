@@ -54,7 +54,9 @@ public enum ConfigurationLoader {
     ///   - baseDirectory: the directory relative paths are resolved against;
     ///     `nil` keeps them as written.
     /// - Throws: ``ConfigurationErrors`` listing every problem found.
-    public static func parse(text: String, baseDirectory: String? = nil) throws(ConfigurationErrors) -> DaemonConfiguration {
+    public static func parse(
+        text: String, baseDirectory: String? = nil
+    ) throws(ConfigurationErrors) -> DaemonConfiguration {
         let root = try parseDocument(text)
         var parser = Parser(baseDirectory: baseDirectory)
         let configuration = parser.configuration(root)
@@ -169,7 +171,9 @@ private struct Parser {
             if let value = Parser.octalMode(mode) {
                 settings.socketMode = value
             } else {
-                table.fail("socket_mode", "must be an octal permission mode such as \"0660\", found \"\(mode)\"", into: &errors)
+                table.fail(
+                    "socket_mode", "must be an octal permission mode such as \"0660\", found \"\(mode)\"", into: &errors
+                )
             }
         }
         settings.socketGroup = table.nonEmptyString("socket_group", errors: &errors)
@@ -248,7 +252,8 @@ private struct Parser {
         case .static where !staticGiven:
             errors.append(
                 ConfigurationError(
-                    key: "source.static", message: "is required when source.kind is \"static\" (latitude and longitude)"))
+                    key: "source.static", message: "is required when source.kind is \"static\" (latitude and longitude)"
+                ))
         default:
             break
         }
@@ -259,7 +264,8 @@ private struct Parser {
             } else if kind == .static {
                 table.fail("fallback", "cannot be \"static\" when source.kind is \"static\"", into: &errors)
             } else if !staticGiven {
-                table.fail("fallback", "\"static\" needs a [source.static] section with latitude and longitude", into: &errors)
+                table.fail(
+                    "fallback", "\"static\" needs a [source.static] section with latitude and longitude", into: &errors)
             } else if staticValid {
                 settings.fallback = .static
             }
@@ -272,7 +278,9 @@ private struct Parser {
         var settings = GpsdSettings()
         if let host = table.nonEmptyString("host", errors: &errors) { settings.host = host }
         if let port = table.integer("port", in: 1...65535, errors: &errors) { settings.port = port }
-        if let cap = table.duration("reconnect_max", maximum: ConfigurationLoader.maximumDurationSeconds, errors: &errors) {
+        if let cap = table.duration(
+            "reconnect_max", maximum: ConfigurationLoader.maximumDurationSeconds, errors: &errors)
+        {
             settings.reconnectMax = cap
         }
         if let device = table.string("device", errors: &errors), !device.isEmpty { settings.device = device }
@@ -416,7 +424,9 @@ private struct Parser {
         }
         let accuracy = table.choice("accuracy", of: AccuracyAuthorization.self, errors: &errors)
         if table.has("accuracy"), let status, status != .authorized {
-            table.fail("accuracy", "is only allowed with status \"authorized\", found status \"\(status.rawValue)\"", into: &errors)
+            table.fail(
+                "accuracy", "is only allowed with status \"authorized\", found status \"\(status.rawValue)\"",
+                into: &errors)
         }
         table.reportUnknownKeys(errors: &errors)
         guard errors.count == errorCount, let status else { return nil }

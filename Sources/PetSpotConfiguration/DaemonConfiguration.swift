@@ -15,7 +15,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var policy: Policy
 
     /// Creates a configuration; the defaults are those of an empty file.
-    public init(daemon: DaemonSettings = DaemonSettings(), source: SourceSettings = SourceSettings(), policy: Policy = Policy()) {
+    public init(
+        daemon: DaemonSettings = DaemonSettings(), source: SourceSettings = SourceSettings(), policy: Policy = Policy()
+    ) {
         self.daemon = daemon
         self.source = source
         self.policy = policy

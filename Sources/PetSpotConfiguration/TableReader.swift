@@ -64,7 +64,8 @@ package struct TableReader {
     }
 
     /// An integer in `range`.
-    package mutating func integer(_ key: String, in range: ClosedRange<Int>, errors: inout [ConfigurationError]) -> Int? {
+    package mutating func integer(_ key: String, in range: ClosedRange<Int>, errors: inout [ConfigurationError]) -> Int?
+    {
         guard let number = integer(key, errors: &errors) else { return nil }
         guard range.contains(number) else {
             fail(key, "must be in \(range.lowerBound)...\(range.upperBound), found \(number)", into: &errors)
@@ -163,7 +164,8 @@ package struct TableReader {
             if case .table(let entries) = item {
                 result.append(TableReader(path: itemPath, entries: entries))
             } else {
-                errors.append(ConfigurationError(key: itemPath, message: "expected a table, found \(item.typeDescription)"))
+                errors.append(
+                    ConfigurationError(key: itemPath, message: "expected a table, found \(item.typeDescription)"))
             }
         }
         return result

@@ -57,7 +57,9 @@ public struct LocationDaemon: Sendable {
     /// - Parameters:
     ///   - onReady: called once the socket accepts connections (after `READY=1`).
     ///   - hangups: an already trapping SIGHUP sequence for the reload service.
-    public func services(onReady: @escaping @Sendable () -> Void = {}, hangups: UnixSignalsSequence? = nil)
+    public func services(
+        onReady: @escaping @Sendable () -> Void = {}, hangups: UnixSignalsSequence? = nil
+    )
         -> [any Service]
     {
         // A streaming source's fixes reach watchers loop by loop (WatchFanOut).

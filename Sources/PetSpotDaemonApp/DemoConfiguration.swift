@@ -66,7 +66,8 @@ enum DemoConfiguration {
             throw Failure(description: "cannot make a private folder in \(base): \(String(cString: strerror(errno)))")
         }
         let stateDirectory = String(cString: made)
-        configuration.daemon.socket = runtimeDirectory.map { $0 + "/petspot-demo.sock" } ?? stateDirectory + "/locationd.sock"
+        configuration.daemon.socket =
+            runtimeDirectory.map { $0 + "/petspot-demo.sock" } ?? stateDirectory + "/locationd.sock"
         configuration.daemon.stateDirectory = stateDirectory
         configuration.daemon.auditLog = stateDirectory + "/audit.jsonl"
         return configuration
@@ -78,12 +79,16 @@ enum DemoConfiguration {
             .path(
                 from: Coordinate(latitude: 52.2297, longitude: 21.0122),
                 to: Coordinate(latitude: 52.2409, longitude: 21.0050), count: 20, interval: .seconds(1),
-                template: ScriptedFix(latitude: 52.2297, longitude: 21.0122, altitude: 110, horizontalAccuracy: 8, verticalAccuracy: 12, speed: 1.4, mode: .threeD)),
+                template: ScriptedFix(
+                    latitude: 52.2297, longitude: 21.0122, altitude: 110, horizontalAccuracy: 8, verticalAccuracy: 12,
+                    speed: 1.4, mode: .threeD)),
             .wait(.seconds(1)),
             .path(
                 from: Coordinate(latitude: 52.2409, longitude: 21.0050),
                 to: Coordinate(latitude: 52.2297, longitude: 21.0122), count: 20, interval: .seconds(1),
-                template: ScriptedFix(latitude: 52.2409, longitude: 21.0050, altitude: 110, horizontalAccuracy: 8, verticalAccuracy: 12, speed: 1.4, mode: .threeD)),
+                template: ScriptedFix(
+                    latitude: 52.2409, longitude: 21.0050, altitude: 110, horizontalAccuracy: 8, verticalAccuracy: 12,
+                    speed: 1.4, mode: .threeD)),
             .wait(.seconds(1)),
         ],
         loops: true)

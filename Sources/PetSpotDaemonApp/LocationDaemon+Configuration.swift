@@ -27,7 +27,8 @@ extension LocationDaemon {
     ) throws(TrustedDirectory.Refusal) {
         let daemonSettings = configuration.daemon
         let auditDirectory = PathName.directory(of: daemonSettings.auditLog).flatMap { $0 == "/" ? nil : $0 }
-        for directory in Set([daemonSettings.stateDirectory, auditDirectory].compactMap { $0 }) where !directory.isEmpty {
+        for directory in Set([daemonSettings.stateDirectory, auditDirectory].compactMap { $0 }) where !directory.isEmpty
+        {
             try TrustedDirectory.prepare(directory)
         }
         let audit = AuditLog(

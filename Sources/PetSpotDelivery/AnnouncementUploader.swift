@@ -29,7 +29,10 @@ package struct AnnouncementUploader: Sendable {
     /// Sent as `User-Agent`.
     package let userAgent: String
 
-    package init(client: HTTPClient, endpoint: String, timeout: TimeInterval, responseLimit: Int = 64 << 10, userAgent: String = "petspot-report") {
+    package init(
+        client: HTTPClient, endpoint: String, timeout: TimeInterval, responseLimit: Int = 64 << 10,
+        userAgent: String = "petspot-report"
+    ) {
         self.client = client
         self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         self.timeout = timeout
@@ -41,7 +44,9 @@ package struct AnnouncementUploader: Sendable {
     package var url: String { endpoint + "/announcements" }
 
     /// Uploads `report` and classifies the answer; transport failures are `.retry`.
-    package func upload(_ report: ClaimedReport, token: String, now: @Sendable () -> Date) async -> (verdict: DeliveryVerdict, status: Int?) {
+    package func upload(
+        _ report: ClaimedReport, token: String, now: @Sendable () -> Date
+    ) async -> (verdict: DeliveryVerdict, status: Int?) {
         guard let photoSize = Self.fileSize(report.photoPath) else {
             return (.rejected(reason: "the photo file \(report.photoFileName) is missing from the station"), nil)
         }
@@ -73,14 +78,19 @@ package struct AnnouncementUploader: Sendable {
                     return (
                         .retry(
                             after: nil,
-                            reason: "HTTP \(status): redirected to \(location.prefix(200)); not followed (another host, or not a URL): check delivery.endpoint"
+                            reason:
+                                "HTTP \(status): redirected to \(location.prefix(200)); not followed (another host, or not a URL): check delivery.endpoint"
                         ), status
                     )
                 }
                 if (300...399).contains(status) {
                     let location = response.headers.first(name: "Location") ?? "nowhere"
                     return (
-                        .retry(after: nil, reason: "HTTP \(status): redirected to \(location.prefix(200)); not followed: check delivery.endpoint"),
+                        .retry(
+                            after: nil,
+                            reason:
+                                "HTTP \(status): redirected to \(location.prefix(200)); not followed: check delivery.endpoint"
+                        ),
                         status
                     )
                 }

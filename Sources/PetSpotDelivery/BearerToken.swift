@@ -32,7 +32,8 @@ package enum BearerToken {
         // RFC 6750 b64token characters only: nothing that could break the header.
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/=")
         guard token.allSatisfy(allowed.contains) else {
-            throw .token("the token in \(path) has characters a bearer token cannot have (one line of letters, digits, -._~+/=)")
+            throw .token(
+                "the token in \(path) has characters a bearer token cannot have (one line of letters, digits, -._~+/=)")
         }
         return token
     }

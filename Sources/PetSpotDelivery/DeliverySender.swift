@@ -84,7 +84,9 @@ public final class DeliverySender: Service, Sendable {
             client = httpClient
             ownsClient = false
         } else {
-            client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(configuration))
+            client = HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(configuration)
+            )
             ownsClient = true
         }
     }
@@ -161,7 +163,8 @@ public final class DeliverySender: Service, Sendable {
     private func drainHoldingLock(within: TimeInterval) async throws -> DrainResult {
         guard let lock = try OutboxSenderLock.acquire(outboxDirectory: outbox.directory) else {
             throw DeliveryError.anotherSender(
-                pid: OutboxSenderLock.holder(outboxDirectory: outbox.directory), lockFile: outbox.directory + "/sender.lock")
+                pid: OutboxSenderLock.holder(outboxDirectory: outbox.directory),
+                lockFile: outbox.directory + "/sender.lock")
         }
         try await work(until: clock.now.addingTimeInterval(within))
         withExtendedLifetime(lock) {}
@@ -213,7 +216,8 @@ public final class DeliverySender: Service, Sendable {
                 await wakeup.wait(since: generation, until: wakeAt, clock: clock)
             } catch {
                 logger.error("outbox: \(error)")
-                await wakeup.wait(since: generation, until: now.addingTimeInterval(configuration.pollInterval), clock: clock)
+                await wakeup.wait(
+                    since: generation, until: now.addingTimeInterval(configuration.pollInterval), clock: clock)
             }
         }
     }
@@ -242,19 +246,22 @@ public final class DeliverySender: Service, Sendable {
             }
             switch verdict {
             case .delivered(let reference, let note):
-                try await outbox.markDelivered(report.id, status: status ?? 0, reference: reference, note: note, at: now)
+                try await outbox.markDelivered(
+                    report.id, status: status ?? 0, reference: reference, note: note, at: now)
                 logger.info(
                     "delivered \(id) (HTTP \(status ?? 0)\(reference.map { ", backend reference \($0)" } ?? ""), attempt \(report.attempt))"
                 )
             case .retry(let after, let reason):
                 let backoff = RetryBackoff(initial: configuration.retryInitial, cap: configuration.retryMax)
                 let delay = after ?? backoff.delay(attempt: report.attempt)
-                try await outbox.markRetry(report.id, status: status, error: reason, next: now.addingTimeInterval(delay))
+                try await outbox.markRetry(
+                    report.id, status: status, error: reason, next: now.addingTimeInterval(delay))
                 logger.warning("attempt \(report.attempt) of \(id) failed: \(reason); next in \(Self.seconds(delay))")
             case .rejected(let reason):
                 try await outbox.markRejected(report.id, status: status, error: reason, at: now)
                 logger.error(
-                    "the backend rejected \(id): \(reason); kept in the outbox, not retried (petspot-report outbox retry \(id))")
+                    "the backend rejected \(id): \(reason); kept in the outbox, not retried (petspot-report outbox retry \(id))"
+                )
             }
         } catch {
             logger.error("outbox: cannot record the outcome of \(id): \(error)")
@@ -272,8 +279,11 @@ public final class DeliverySender: Service, Sendable {
         }
         guard due else { return }
         do {
-            let purged = try await outbox.purgeDelivered(before: now.addingTimeInterval(-configuration.retention), now: now)
-            if purged > 0 { logger.info("deleted the photo and personal data of \(purged) delivered report(s) past retention") }
+            let purged = try await outbox.purgeDelivered(
+                before: now.addingTimeInterval(-configuration.retention), now: now)
+            if purged > 0 {
+                logger.info("deleted the photo and personal data of \(purged) delivered report(s) past retention")
+            }
         } catch {
             logger.error("outbox: retention purge failed: \(error)")
         }

@@ -23,7 +23,9 @@ package struct MultipartForm: Sendable, Hashable {
     ///   - photoMimeType: the part's `Content-Type`.
     ///   - boundary: fixed in tests; random by default.
     package init(announcement: [UInt8], photoFileName: String, photoMimeType: String, boundary: String? = nil) {
-        let boundary = boundary ?? "petspot-" + (0..<20).map { _ in String(UInt8.random(in: 0...255), radix: 16) }
+        let boundary =
+            boundary ?? "petspot-"
+            + (0..<20).map { _ in String(UInt8.random(in: 0...255), radix: 16) }
             .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
         self.boundary = boundary
         let name = Self.headerSafe(photoFileName)
@@ -43,6 +45,8 @@ package struct MultipartForm: Sendable, Hashable {
     package func length(photoBytes: Int) -> Int { head.count + photoBytes + tail.count }
 
     private static func headerSafe(_ text: String) -> String {
-        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }.map(Character.init))
+        String(
+            text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }.map(
+                Character.init))
     }
 }

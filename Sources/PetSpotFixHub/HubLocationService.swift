@@ -20,7 +20,9 @@ public struct HubLocationService: LocationService, SourceStatusReporting {
 
     public func authorizationStatus() async throws(LocationError) -> AuthorizationState { .alwaysAuthorized }
 
-    public func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
+    public func requestAuthorization(
+        accuracy: AccuracyAuthorization
+    ) async throws(LocationError)
         -> AuthorizationState
     {
         .alwaysAuthorized

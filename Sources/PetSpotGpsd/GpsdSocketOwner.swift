@@ -99,12 +99,14 @@ enum GpsdSocketOwner {
             let words = (0..<4).map { index in
                 bytes[index * 4..<index * 4 + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
             }
-            let isMappedLoopback = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+            let isMappedLoopback =
+                bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
                 && bytes[12] == 127
             let isLoopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
             return Endpoint(
                 procForm: words.map { hex($0, 8) }.joined() + ":" + hex(UInt32(port), 4),
-                display: "[\(isLoopback ? "::1" : isMappedLoopback ? "::ffff:\(bytes[12...].map(String.init).joined(separator: "."))" : "ipv6")]:\(port)",
+                display:
+                    "[\(isLoopback ? "::1" : isMappedLoopback ? "::ffff:\(bytes[12...].map(String.init).joined(separator: "."))" : "ipv6")]:\(port)",
                 isLoopback: isLoopback || isMappedLoopback, isIPv6: true)
         default:
             return nil

@@ -63,7 +63,8 @@ public struct JSONFields: Sendable {
         guard range.contains(value) else {
             throw JSONFieldError(
                 path: path(of: key),
-                message: "must be between \(JSONValue.format(range.lowerBound)) and \(JSONValue.format(range.upperBound)), not \(JSONValue.format(value))"
+                message:
+                    "must be between \(JSONValue.format(range.lowerBound)) and \(JSONValue.format(range.upperBound)), not \(JSONValue.format(value))"
             )
         }
         return value
@@ -75,7 +76,8 @@ public struct JSONFields: Sendable {
         guard value == value.rounded(), Double(range.lowerBound) <= value, value <= Double(range.upperBound) else {
             throw JSONFieldError(
                 path: path(of: key),
-                message: "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(JSONValue.format(value))"
+                message:
+                    "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(JSONValue.format(value))"
             )
         }
         return Int(value)
@@ -106,7 +108,8 @@ public struct JSONFields: Sendable {
         switch members[key] {
         case nil, .null?: return nil
         case .bool(let value)?: return value
-        case let other?: throw JSONFieldError(path: path(of: key), message: "must be true or false, not \(other.typeName)")
+        case let other?:
+            throw JSONFieldError(path: path(of: key), message: "must be true or false, not \(other.typeName)")
         }
     }
 

@@ -35,7 +35,8 @@ public enum JSONValue: Sendable, Hashable {
     /// - Throws: an error naming the byte offset when `bytes` is not JSON.
     public static func parse(bytes: some Collection<UInt8>) throws -> JSONValue {
         let result = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JSONParser.Failure) -> JSONValue in try JSONParser.parse(UnsafeRawBufferPointer(buffer)) }
+            Result { () throws(JSONParser.Failure) -> JSONValue in try JSONParser.parse(UnsafeRawBufferPointer(buffer))
+            }
         }
         if let result { return try result.get() }
         return try Array(bytes).withUnsafeBytes { raw throws -> JSONValue in try JSONParser.parse(raw) }

@@ -27,8 +27,11 @@ public enum KioskApplication {
     }
 
     /// The store of visits for `settings`.
-    public static func makeStore(settings: KioskSettings, dependencies: KioskDependencies, logger: Logger) -> VisitStore {
-        VisitStore(idleReset: settings.idleReset, draftsBase: dependencies.draftsBase, clock: dependencies.clock, logger: logger)
+    public static func makeStore(settings: KioskSettings, dependencies: KioskDependencies, logger: Logger) -> VisitStore
+    {
+        VisitStore(
+            idleReset: settings.idleReset, draftsBase: dependencies.draftsBase, clock: dependencies.clock,
+            logger: logger)
     }
 
     /// The application: the HTTP server on `settings.host:port` and the idle sweeper.
@@ -43,7 +46,8 @@ public enum KioskApplication {
         let pages = try await PageRenderer.load()
         let store = makeStore(settings: settings, dependencies: dependencies, logger: logger)
         await store.removeLeftoverDrafts()
-        let router = buildRouter(settings: settings, dependencies: dependencies, pages: pages, store: store, logger: logger)
+        let router = buildRouter(
+            settings: settings, dependencies: dependencies, pages: pages, store: store, logger: logger)
         return Application(
             router: router,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "petspot-kiosk"),

@@ -21,7 +21,8 @@ public struct KioskDependencies: Sendable {
 
     public init(
         location: any LocationService, reports: any FoundPetReportSink, draftsBase: URL,
-        gpsTimeout: Duration = .seconds(10), today: @escaping @Sendable () -> CalendarDate = { CalendarDate.day(of: Date()) },
+        gpsTimeout: Duration = .seconds(10),
+        today: @escaping @Sendable () -> CalendarDate = { CalendarDate.day(of: Date()) },
         clock: KioskClock = .continuous,
         stationStatus: @escaping @Sendable () async -> StationStatus = {
             StationStatus(outbox: .failure(.init(reason: "this kiosk was started without an outbox")))

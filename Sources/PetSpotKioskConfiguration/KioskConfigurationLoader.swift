@@ -35,7 +35,9 @@ public enum KioskConfigurationLoader {
     /// - Parameters:
     ///   - baseDirectory: what relative paths are resolved against; `nil` keeps them.
     /// - Throws: ``ConfigurationErrors`` listing every problem found.
-    public static func parse(text: String, baseDirectory: String? = nil) throws(ConfigurationErrors) -> KioskConfiguration {
+    public static func parse(
+        text: String, baseDirectory: String? = nil
+    ) throws(ConfigurationErrors) -> KioskConfiguration {
         let root = try ConfigurationLoader.parseDocument(text)
         var parser = KioskParser(baseDirectory: baseDirectory)
         let configuration = parser.configuration(root)
@@ -164,7 +166,9 @@ private struct KioskParser {
         if case .string(let text)? = table.value(key) {
             seconds = Self.secondsWithUnit(text)
             if seconds == nil {
-                table.fail(key, "must be seconds or a number with a unit (s, m, h, d) such as \"7d\", found \"\(text)\"", into: &errors)
+                table.fail(
+                    key, "must be seconds or a number with a unit (s, m, h, d) such as \"7d\", found \"\(text)\"",
+                    into: &errors)
                 return nil
             }
         } else {
@@ -172,7 +176,8 @@ private struct KioskParser {
         }
         guard let seconds else { return nil }
         guard seconds.isFinite, seconds > 0, seconds <= maximum else {
-            table.fail(key, "must be greater than 0 and at most \(Int(maximum)) seconds, found \(seconds)", into: &errors)
+            table.fail(
+                key, "must be greater than 0 and at most \(Int(maximum)) seconds, found \(seconds)", into: &errors)
             return nil
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
@@ -212,7 +217,9 @@ private struct KioskParser {
         }
         let rest = text.dropFirst(isHTTPS ? 8 : 7)
         let authority = rest.prefix { $0 != "/" }
-        if text.contains("?") || text.contains("#") || text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+        if text.contains("?") || text.contains("#")
+            || text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F })
+        {
             return "must be a base URL without query, fragment or spaces, found \"\(text)\""
         }
         if authority.contains("@") { return "must not carry credentials (use token_file), found \"\(text)\"" }
@@ -227,7 +234,8 @@ private struct KioskParser {
         }
         guard !host.isEmpty else { return "has no host, found \"\(text)\"" }
         if !isHTTPS && !isLoopback(String(host)) {
-            return "must be https:// (plain http:// only to a loopback host: the token would travel in clear), found \"\(text)\""
+            return
+                "must be https:// (plain http:// only to a loopback host: the token would travel in clear), found \"\(text)\""
         }
         return nil
     }

@@ -17,7 +17,8 @@ public enum Geodesy {
         let toRadians = Double.pi / 180
         let dLat = (b.latitude - a.latitude) * toRadians
         let dLon = (b.longitude - a.longitude) * toRadians
-        let h = sin(dLat / 2) * sin(dLat / 2)
+        let h =
+            sin(dLat / 2) * sin(dLat / 2)
             + cos(a.latitude * toRadians) * cos(b.latitude * toRadians) * sin(dLon / 2) * sin(dLon / 2)
         return 2 * earthRadius * asin(min(1, sqrt(h)))
     }

@@ -91,7 +91,10 @@ public struct LocationFix: Sendable, Equatable {
         fix.verticalAccuracy = verticalAccuracy.finite.flatMap { $0 >= 0 ? $0 : nil }
         fix.speed = speed.finite.flatMap { $0 >= 0 ? $0 : nil }
         fix.course = course.finite.flatMap { (0.0...360.0).contains($0) ? $0 : nil }
-        if mode == .twoD { fix.altitude = nil; fix.verticalAccuracy = nil }
+        if mode == .twoD {
+            fix.altitude = nil
+            fix.verticalAccuracy = nil
+        }
         return fix
     }
 }

@@ -21,7 +21,10 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         let totalMillis = Int64((secondsSince1970 * 1000).rounded())
         var days = totalMillis / 86_400_000
         var millisOfDay = totalMillis % 86_400_000
-        if millisOfDay < 0 { millisOfDay += 86_400_000; days -= 1 }
+        if millisOfDay < 0 {
+            millisOfDay += 86_400_000
+            days -= 1
+        }
         let (year, month, day) = UTCTimestamp.civil(fromDays: days)
         let hour = millisOfDay / 3_600_000
         let minute = millisOfDay / 60_000 % 60
@@ -29,7 +32,8 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         let millis = millisOfDay % 1000
         // Digits written into one small buffer: this runs for every fix sent.
         guard (0...9999).contains(year) else {
-            var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+            var text =
+                "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
             if millis != 0 { text += ".\(pad(millis, 3))" }
             return text + "Z"
         }

@@ -91,7 +91,9 @@ actor DaemonConnection {
         link.channel.close(promise: nil)
     }
 
-    private func request(_ method: RPCMethod, params: JSONValue?, watch: WatchStream?) async -> Result<
+    private func request(
+        _ method: RPCMethod, params: JSONValue?, watch: WatchStream?
+    ) async -> Result<
         JSONValue, LocationError
     > {
         let id: Int
@@ -127,7 +129,9 @@ actor DaemonConnection {
     /// to: it is seen inactive, or the writer refuses the line, and the
     /// request goes out once more on a new connection. A refused line never
     /// left, so it cannot run twice.
-    private func send(_ method: RPCMethod, params: JSONValue?, watch: WatchStream?) async throws(LocationError)
+    private func send(
+        _ method: RPCMethod, params: JSONValue?, watch: WatchStream?
+    ) async throws(LocationError)
         -> Int
     {
         nextID += 1

@@ -98,7 +98,9 @@ public final class LocationClient: LocationService, Sendable {
         try decodeAuthorization(await call(.authorizationStatus, params: nil))
     }
 
-    public func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
+    public func requestAuthorization(
+        accuracy: AccuracyAuthorization
+    ) async throws(LocationError)
         -> AuthorizationState
     {
         // A prompt may take as long as the daemon's prompt_timeout (up to an hour).
@@ -130,7 +132,9 @@ public final class LocationClient: LocationService, Sendable {
 
     /// A call bounded in time, so a wedged daemon can never hang a client.
     /// Past the limit the request is forgotten (see the type's description).
-    private func call(_ method: RPCMethod, params: JSONValue?, within bound: Duration? = nil)
+    private func call(
+        _ method: RPCMethod, params: JSONValue?, within bound: Duration? = nil
+    )
         async throws(LocationError) -> JSONValue
     {
         let connection = self.connection

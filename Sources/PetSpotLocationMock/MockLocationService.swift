@@ -100,7 +100,9 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
 
     public func authorizationStatus() async throws(LocationError) -> AuthorizationState { await state.current }
 
-    public func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
+    public func requestAuthorization(
+        accuracy: AccuracyAuthorization
+    ) async throws(LocationError)
         -> AuthorizationState
     {
         try await state.request(accuracy: accuracy)

@@ -16,7 +16,9 @@ enum DurableFiles {
     ///
     /// - Returns: the bytes copied.
     /// - Throws: ``OutboxError``; the temporary file is removed on failure.
-    static func copy(from source: String, to directory: String, name: String, maximumBytes: Int) throws(OutboxError) -> Int {
+    static func copy(
+        from source: String, to directory: String, name: String, maximumBytes: Int
+    ) throws(OutboxError) -> Int {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw failure("cannot read the photo \(source)") }
         defer { close(input) }
@@ -31,7 +33,9 @@ enum DurableFiles {
                 }
                 if count == 0 { break }
                 total += count
-                if total > maximumBytes { throw OutboxError.invalidReport("the photo is larger than \(maximumBytes) bytes") }
+                if total > maximumBytes {
+                    throw OutboxError.invalidReport("the photo is larger than \(maximumBytes) bytes")
+                }
                 do throws(SystemCallError) {
                     try buffer.withUnsafeBytes { raw in
                         Result { () throws(SystemCallError) in

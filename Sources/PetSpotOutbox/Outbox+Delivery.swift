@@ -136,7 +136,8 @@ extension Outbox {
             [now.timeIntervalSince1970])
     }
 
-    private func update(_ id: UUID, sql: String, _ values: [(any DatabaseValueConvertible)?]) async throws(OutboxError) {
+    private func update(_ id: UUID, sql: String, _ values: [(any DatabaseValueConvertible)?]) async throws(OutboxError)
+    {
         var values = values
         values.append(id.uuidString.lowercased())
         let arguments = StatementArguments(values)

@@ -11,7 +11,9 @@ import GRDB
 /// What the operator sees and does: `petspot-report outbox`, the kiosk's status page.
 extension Outbox {
     /// Reports, oldest first, optionally only those in `states`.
-    public func entries(states: Set<OutboxState> = Set(OutboxState.allCases), limit: Int = 1000) async throws(OutboxError) -> [OutboxEntry] {
+    public func entries(
+        states: Set<OutboxState> = Set(OutboxState.allCases), limit: Int = 1000
+    ) async throws(OutboxError) -> [OutboxEntry] {
         let names = states.map(\.rawValue)
         return try await read { db in
             try Row.fetchAll(
@@ -166,7 +168,10 @@ extension Outbox {
         try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT announcement, stationOnly, photoFile FROM report WHERE id = ?", arguments: [id]
-            ).map { StoredReport(announcement: $0["announcement"], stationOnly: $0["stationOnly"], photoFile: $0["photoFile"]) }
+            ).map {
+                StoredReport(
+                    announcement: $0["announcement"], stationOnly: $0["stationOnly"], photoFile: $0["photoFile"])
+            }
         }
     }
 }

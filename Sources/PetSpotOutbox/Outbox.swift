@@ -142,14 +142,17 @@ public final class Outbox: Sendable {
 
     /// Queues `report` with a durable copy of the photo file at `photoFile`.
     @discardableResult
-    public func enqueue(report: FoundPetReport, photoFile: String, enqueuedAt: Date = Date()) async throws(OutboxError) -> UUID {
+    public func enqueue(
+        report: FoundPetReport, photoFile: String, enqueuedAt: Date = Date()
+    ) async throws(OutboxError) -> UUID {
         let prepared = try Prepared(report: report, directory: photosDirectory)
         try checkFreeSpace(for: report.photo.bytes)
         let options = self.options
         let photos = photosDirectory
         do {
             try await write { db throws(OutboxError) in
-                try Self.insert(prepared, photoSource: photoFile, photos: photos, options: options, enqueuedAt: enqueuedAt, db)
+                try Self.insert(
+                    prepared, photoSource: photoFile, photos: photos, options: options, enqueuedAt: enqueuedAt, db)
             }
         } catch {
             removeUnownedPhoto(prepared)
@@ -161,14 +164,17 @@ public final class Outbox: Sendable {
 
     /// The same as ``enqueue(report:photoFile:enqueuedAt:)``, blocking the calling thread.
     @discardableResult
-    public func enqueueSynchronously(report: FoundPetReport, photoFile: String, enqueuedAt: Date = Date()) throws(OutboxError) -> UUID {
+    public func enqueueSynchronously(
+        report: FoundPetReport, photoFile: String, enqueuedAt: Date = Date()
+    ) throws(OutboxError) -> UUID {
         let prepared = try Prepared(report: report, directory: photosDirectory)
         try checkFreeSpace(for: report.photo.bytes)
         let options = self.options
         let photos = photosDirectory
         do {
             try writeSynchronously { db throws(OutboxError) in
-                try Self.insert(prepared, photoSource: photoFile, photos: photos, options: options, enqueuedAt: enqueuedAt, db)
+                try Self.insert(
+                    prepared, photoSource: photoFile, photos: photos, options: options, enqueuedAt: enqueuedAt, db)
             }
         } catch {
             removeUnownedPhoto(prepared)
@@ -266,7 +272,9 @@ public final class Outbox: Sendable {
 
     /// Runs `body` in an IMMEDIATE transaction (the write lock taken at once,
     /// so that file work inside it is serialised with every other writer).
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws(OutboxError) -> T) async throws(OutboxError) -> T {
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws(OutboxError) -> T
+    ) async throws(OutboxError) -> T {
         do {
             return try await database.writeWithoutTransaction { db in try Self.immediate(db, body) }
         } catch {

@@ -34,13 +34,17 @@ public final class OutboxSenderLock: Sendable {
         }
         // The holder's pid, for messages ("another sender is running (pid N)").
         let text = Array("\(getpid())\n".utf8)
-        if ftruncate(descriptor, 0) == 0 { _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } }
+        if ftruncate(descriptor, 0) == 0 {
+            _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        }
         return OutboxSenderLock(descriptor: descriptor, path: path)
     }
 
     /// The pid written by the current holder, if readable.
     public static func holder(outboxDirectory: String) -> Int32? {
-        guard let bytes = try? DurableFiles.readSmallFile("\(outboxDirectory)/sender.lock", limit: 64) else { return nil }
+        guard let bytes = try? DurableFiles.readSmallFile("\(outboxDirectory)/sender.lock", limit: 64) else {
+            return nil
+        }
         return Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 

@@ -14,14 +14,17 @@ public enum Descriptor {
 
     /// Writes all of `bytes` with `write(2)`.
     public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(SystemCallError) {
-        try bytes.withUnsafeBytes { raw in Result { () throws(SystemCallError) in try writeAll(descriptor, raw) } }.get()
+        try bytes.withUnsafeBytes { raw in Result { () throws(SystemCallError) in try writeAll(descriptor, raw) } }
+            .get()
     }
 
     /// Sends all of `bytes` on a socket with `send(2)` and `MSG_NOSIGNAL`:
     /// a peer that has gone is an `EPIPE` error, not a `SIGPIPE`.
     public static func sendAll(_ socket: Int32, _ bytes: [UInt8]) throws(SystemCallError) {
         try bytes.withUnsafeBytes { raw in
-            Result { () throws(SystemCallError) in try loop(raw, call: "send") { send(socket, $0, $1, Int32(MSG_NOSIGNAL)) } }
+            Result { () throws(SystemCallError) in
+                try loop(raw, call: "send") { send(socket, $0, $1, Int32(MSG_NOSIGNAL)) }
+            }
         }.get()
     }
 

@@ -41,7 +41,7 @@ public enum ReducedAccuracy {
         longitude = (longitude + 180).truncatingRemainder(dividingBy: 360)
         if longitude < 0 { longitude += 360 }
         var cell = Int((longitude / cellWidth).rounded(.down))
-        if cell >= cellCount { cell = 0 } // 180° wraps to -180°
+        if cell >= cellCount { cell = 0 }  // 180° wraps to -180°
         if cell < 0 { cell = 0 }
         let centreLongitude = min(180, max(-180, -180 + (Double(cell) + 0.5) * cellWidth))
         return Coordinate(latitude: centreLatitude, longitude: centreLongitude)
@@ -83,7 +83,7 @@ public enum ReducedAccuracy {
         let bandCount = max(1, Int(min(1e9, (180.0 / bandDegrees).rounded(.down))))
         let clamped = latitude.isFinite ? min(90, max(-90, latitude)) : 0
         var band = Int(((clamped + 90) / (180.0 / Double(bandCount))).rounded(.down))
-        if band >= bandCount { band = bandCount - 1 } // the north pole belongs to the top band
+        if band >= bandCount { band = bandCount - 1 }  // the north pole belongs to the top band
         if band < 0 { band = 0 }
         return (band, bandCount)
     }

@@ -27,7 +27,9 @@ public enum WireCoding {
     }
 
     /// A fix read back by a client at `now` (receipt time reconstructed from `age`).
-    public static func decodeFix(_ value: JSONValue, at now: ContinuousClock.Instant = .now) throws(RPCError)
+    public static func decodeFix(
+        _ value: JSONValue, at now: ContinuousClock.Instant = .now
+    ) throws(RPCError)
         -> LocationFix
     {
         do {

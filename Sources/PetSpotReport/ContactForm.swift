@@ -11,7 +11,9 @@ public struct ContactForm: Sendable, Hashable {
     public var address: String
 
     /// Creates an empty contact step (or a pre-filled one).
-    public init(phone: String = "", email: String = "", reward: String = "", caregiverPhone: String = "", address: String = "") {
+    public init(
+        phone: String = "", email: String = "", reward: String = "", caregiverPhone: String = "", address: String = ""
+    ) {
         self.phone = phone
         self.email = email
         self.reward = reward

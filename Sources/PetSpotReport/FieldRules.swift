@@ -22,7 +22,9 @@ public enum FieldRules {
         let trimmed = text.trimmingWhitespace()
         if trimmed.isEmpty { return .failure(FieldError(.date, FieldMessages.dateRequired)) }
         if trimmed.lowercased() == "today" { return .success(today) }
-        guard let parsed = CalendarDate(iso: trimmed) else { return .failure(FieldError(.date, FieldMessages.dateInvalid)) }
+        guard let parsed = CalendarDate(iso: trimmed) else {
+            return .failure(FieldError(.date, FieldMessages.dateInvalid))
+        }
         if let problem = date(parsed, today: today) { return .failure(problem) }
         return .success(parsed)
     }
@@ -115,7 +117,8 @@ public enum FieldRules {
 
     /// Additional description: optional, at most 500 characters.
     public static func description(_ text: String) -> FieldError? {
-        text.trimmingWhitespace().count > FieldMessages.maximumTextLength ? FieldError(.description, FieldMessages.descriptionTooLong) : nil
+        text.trimmingWhitespace().count > FieldMessages.maximumTextLength
+            ? FieldError(.description, FieldMessages.descriptionTooLong) : nil
     }
 
     /// Pet name: optional, at most 100 characters.
@@ -153,7 +156,8 @@ public enum FieldRules {
         var body = Substring(text.trimmingWhitespace())
         if body.first == "+" { body = body.dropFirst() }
         let wellFormed = body.allSatisfy { $0.isASCIIDigit || " -.()".contains($0) }
-        return wellFormed && body.filter(\.isASCIIDigit).count > phoneDigits.upperBound ? FieldMessages.phoneTooLong : invalid
+        return wellFormed && body.filter(\.isASCIIDigit).count > phoneDigits.upperBound
+            ? FieldMessages.phoneTooLong : invalid
     }
 
     /// Email: required and well formed: one `@`, a non-empty local part of

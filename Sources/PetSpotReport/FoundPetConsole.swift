@@ -139,13 +139,17 @@ public struct FoundPetConsole: Sendable {
             FieldRules.parseDate($0, today: today())
         }
         details.description.species = try await askParsed("Species (\(Species.choices)):") { text in
-            if text.trimmingWhitespace().isEmpty { return .failure(FieldError(.species, FieldMessages.speciesRequired)) }
-            return Species(input: text).map { .success($0) } ?? .failure(FieldError(.species, FieldMessages.speciesUnknown))
+            if text.trimmingWhitespace().isEmpty {
+                return .failure(FieldError(.species, FieldMessages.speciesRequired))
+            }
+            return Species(input: text).map { .success($0) }
+                ?? .failure(FieldError(.species, FieldMessages.speciesUnknown))
         }
         details.description.race = try await ask("Breed/race (optional):").trimmingWhitespace()
         details.description.gender = try await askParsed("Gender (\(Gender.choices)):") { text in
             if text.trimmingWhitespace().isEmpty { return .failure(FieldError(.gender, FieldMessages.genderRequired)) }
-            return Gender(input: text).map { .success($0) } ?? .failure(FieldError(.gender, FieldMessages.genderUnknown))
+            return Gender(input: text).map { .success($0) }
+                ?? .failure(FieldError(.gender, FieldMessages.genderUnknown))
         }
         details.description.ageText = try await askValid("Age in years (optional):") { FieldRules.age($0).failure }
         try await askCoordinates(&details.description)
@@ -243,7 +247,9 @@ public struct FoundPetConsole: Sendable {
         }
     }
 
-    private func askParsed<Value>(_ prompt: String, _ parse: (String) -> Result<Value, FieldError>) async throws -> Value {
+    private func askParsed<Value>(
+        _ prompt: String, _ parse: (String) -> Result<Value, FieldError>
+    ) async throws -> Value {
         while true {
             switch parse(try await ask(prompt)) {
             case .success(let value): return value

@@ -13,7 +13,10 @@ public struct FoundPetDetailsForm: Sendable, Hashable {
     public var petName: String
 
     /// Creates an empty details step.
-    public init(description: DescriptionForm = DescriptionForm(requirements: .foundPet), chipNumber: String = "", petName: String = "") {
+    public init(
+        description: DescriptionForm = DescriptionForm(requirements: .foundPet), chipNumber: String = "",
+        petName: String = ""
+    ) {
         var description = description
         description.requirements = .foundPet
         self.description = description

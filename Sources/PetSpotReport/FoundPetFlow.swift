@@ -76,7 +76,9 @@ public struct FoundPetFlow: Sendable, Hashable {
     }
 
     /// The finished report, or every error of every step.
-    public func report(id: UUID = UUID(), createdAt: Date = Date(), today: CalendarDate) -> Result<FoundPetReport, ValidationErrors> {
+    public func report(
+        id: UUID = UUID(), createdAt: Date = Date(), today: CalendarDate
+    ) -> Result<FoundPetReport, ValidationErrors> {
         let photoErrors = photoErrors()
         let detailsResult = details.validated(today: today)
         let contactResult = contact.validated()

@@ -54,7 +54,8 @@ public struct GPSFillAction: Sendable {
             case .authorized:
                 break
             case .denied, .restricted:
-                return .permissionAlert(PermissionAlert(status: state.status, client: state.client, decidedBy: state.decidedBy))
+                return .permissionAlert(
+                    PermissionAlert(status: state.status, client: state.client, decidedBy: state.decidedBy))
             case .notDetermined:
                 return .failed(GPSFailure(.notDetermined))
             }

@@ -62,7 +62,8 @@ public struct PermissionAlert: Sendable, Hashable {
             message = "An administrator does not allow this program to use the location. Enter the coordinates by hand."
         default:
             title = "Location access denied"
-            message = "This program is not allowed to use the location. Allow it in the settings, or enter the coordinates by hand."
+            message =
+                "This program is not allowed to use the location. Allow it in the settings, or enter the coordinates by hand."
         }
         var who = "Ask the station's administrator to allow location for "
         if let client {
@@ -75,7 +76,8 @@ public struct PermissionAlert: Sendable, Hashable {
             who += "this program"
         }
         if status == .restricted || decidedBy == .rule || decidedBy == .default {
-            who += " with a [[policy.rules]] entry in /etc/petspot/locationd.toml, then: sudo systemctl reload petspot-locationd."
+            who +=
+                " with a [[policy.rules]] entry in /etc/petspot/locationd.toml, then: sudo systemctl reload petspot-locationd."
         } else {
             let user = client?.user ?? client.map { "\($0.uid)" } ?? "USER"
             who += ". The administrator runs: \(Self.resetCommand(user: user)), then allows it when asked."

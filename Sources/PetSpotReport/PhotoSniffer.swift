@@ -135,7 +135,8 @@ public enum PhotoSniffer {
         else { return nil }
         var best: (Int, Int)?
         for box in r.boxes(in: ipco.body) where box.type == "ispe" {
-            guard let width = r.uint32BE(at: box.body.lowerBound + 4), let height = r.uint32BE(at: box.body.lowerBound + 8),
+            guard let width = r.uint32BE(at: box.body.lowerBound + 4),
+                let height = r.uint32BE(at: box.body.lowerBound + 8),
                 box.body.count >= 12
             else { continue }
             // Areas in UInt64: two 32-bit sides overflow Int's multiplication.
@@ -158,7 +159,8 @@ struct ByteReader {
     subscript(_ index: Int) -> UInt8 { bytes[index] }
 
     func matches(_ pattern: [UInt8], at offset: Int) -> Bool {
-        offset >= 0 && offset + pattern.count <= bytes.count && bytes[offset..<(offset + pattern.count)].elementsEqual(pattern)
+        offset >= 0 && offset + pattern.count <= bytes.count
+            && bytes[offset..<(offset + pattern.count)].elementsEqual(pattern)
     }
 
     func uint16BE(at offset: Int) -> Int? {

@@ -31,7 +31,9 @@ public struct StaticLocationService: LocationService, SourceStatusReporting {
 
     public func authorizationStatus() async throws(LocationError) -> AuthorizationState { .alwaysAuthorized }
 
-    public func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
+    public func requestAuthorization(
+        accuracy: AccuracyAuthorization
+    ) async throws(LocationError)
         -> AuthorizationState
     {
         .alwaysAuthorized

@@ -18,7 +18,9 @@ public struct StaticPosition: Sendable, Equatable {
 
     /// Creates a static position.
     /// - Throws: ``CoordinateError`` when the coordinate is out of range.
-    public init(latitude: Double, longitude: Double, horizontalAccuracy: Double? = nil, altitude: Double? = nil)
+    public init(
+        latitude: Double, longitude: Double, horizontalAccuracy: Double? = nil, altitude: Double? = nil
+    )
         throws(CoordinateError)
     {
         coordinate = try Coordinate(validatingLatitude: latitude, longitude: longitude)

@@ -59,7 +59,8 @@ public struct SystemdNotifier: Sendable {
         let bytes = Array(message.text.utf8)
         let sent = address.withSockaddr { pointer, length in
             bytes.withUnsafeBytes { buffer in
-                sendto(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), pointer, length)
+                sendto(
+                    descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), pointer, length)
             }
         }
         guard sent >= 0 else { return Failure(operation: "sendto NOTIFY_SOCKET", code: errno) }

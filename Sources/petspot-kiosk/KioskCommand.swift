@@ -86,7 +86,8 @@ struct KioskCommand: AsyncParsableCommand {
         do {
             outbox = try Outbox.open(directory: configuration.outbox.path)
         } catch {
-            logger.critical("cannot open the outbox", metadata: ["path": "\(configuration.outbox.path)", "error": "\(error)"])
+            logger.critical(
+                "cannot open the outbox", metadata: ["path": "\(configuration.outbox.path)", "error": "\(error)"])
             throw ExitCode(1)
         }
         for note in outbox.openingNotes { logger.notice("outbox: \(note)") }
@@ -154,7 +155,8 @@ extension KioskConfiguration {
         ]
         if let delivery {
             lines += [
-                "", "[delivery]", "endpoint = \(quoted(delivery.endpoint))", "token_file = \(quoted(delivery.tokenFile))",
+                "", "[delivery]", "endpoint = \(quoted(delivery.endpoint))",
+                "token_file = \(quoted(delivery.tokenFile))",
                 "timeout = \(seconds(delivery.timeout))", "retention = \(seconds(delivery.retention))",
                 "max_in_flight = \(delivery.maxInFlight)", "retry_initial = \(seconds(delivery.retryInitial))",
                 "retry_max = \(seconds(delivery.retryMax))",

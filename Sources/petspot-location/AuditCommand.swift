@@ -34,7 +34,8 @@ struct AuditCommand: ParsableCommand {
         } catch {
             throw CLIExit(
                 code: CLIExit.usage,
-                message: "petspot-location: cannot read the audit log \(file): \((error as NSError).localizedDescription)")
+                message:
+                    "petspot-location: cannot read the audit log \(file): \((error as NSError).localizedDescription)")
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if json {

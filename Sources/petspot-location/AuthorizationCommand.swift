@@ -18,7 +18,9 @@ struct AuthorizationCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print this client's status: notDetermined, authorized, denied or restricted (exit 3 unless authorized).")
+            abstract:
+                "Print this client's status: notDetermined, authorized, denied or restricted (exit 3 unless authorized)."
+        )
 
         @OptionGroup var client: ClientOptions
 

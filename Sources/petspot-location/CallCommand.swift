@@ -61,7 +61,9 @@ struct CallCommand: ParsableCommand {
 
     /// Connects, sends `request`, and reads one line back.
     private func exchange(_ request: String) throws -> String {
-        guard let address = UnixSocketAddress(path: socket) else { throw unreachable("\(socket): not a usable socket path") }
+        guard let address = UnixSocketAddress(path: socket) else {
+            throw unreachable("\(socket): not a usable socket path")
+        }
         let descriptor: Int32
         do throws(SystemCallError) {
             descriptor = try address.connectStream()

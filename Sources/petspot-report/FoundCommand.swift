@@ -28,19 +28,24 @@ struct FoundCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The kiosk configuration: queue the report in its [outbox] for delivery.")
     var config: String?
 
-    @Option(name: .long, help: "The location daemon's socket (default: the configuration's, else /run/petspot/locationd.sock).")
+    @Option(
+        name: .long,
+        help: "The location daemon's socket (default: the configuration's, else /run/petspot/locationd.sock).")
     var socket: String?
 
     @Option(name: .long, help: "Use a simulated source playing this scenario file instead of the daemon.")
     var scenario: String?
 
-    @Option(name: .long, help: "With --scenario: the starting authorization (authorized, notDetermined, denied, restricted).")
+    @Option(
+        name: .long,
+        help: "With --scenario: the starting authorization (authorized, notDetermined, denied, restricted).")
     var mockAuthorization: AuthorizationStatus = .authorized
 
     @Option(name: .long, help: "With --scenario: what a permission prompt answers (allow, reduced, deny, unavailable).")
     var mockPrompt: MockPrompt = .allow
 
-    @Option(name: .long, help: "Seconds to wait for a position after 'gps' (1-300; default: the configuration's, else 10).")
+    @Option(
+        name: .long, help: "Seconds to wait for a position after 'gps' (1-300; default: the configuration's, else 10).")
     var gpsTimeout: Double?
 
     enum MockPrompt: String, ExpressibleByArgument, CaseIterable {
@@ -101,7 +106,9 @@ struct FoundCommand: AsyncParsableCommand {
         }
     }
 
-    private func converse(service: any LocationService, request: LocationRequest, outbox: any FoundPetReportSink) async throws {
+    private func converse(
+        service: any LocationService, request: LocationRequest, outbox: any FoundPetReportSink
+    ) async throws {
         let console = FoundPetConsole(
             service: service, request: request, cache: PhotoDraftCache(), outbox: outbox,
             today: { CalendarDate.day(of: Date()) },

@@ -43,7 +43,9 @@ extension OutboxCommand {
                 if json {
                     print(try OutboxListing.json(directory: outbox.directory, summary: summary, entries: entries))
                 } else {
-                    print(OutboxListing.text(directory: outbox.directory, summary: summary, entries: entries, all: all, now: Date()))
+                    print(
+                        OutboxListing.text(
+                            directory: outbox.directory, summary: summary, entries: entries, all: all, now: Date()))
                 }
             } catch let error as OutboxError {
                 StandardInput.writeError("petspot-report: \(error)")
@@ -57,7 +59,8 @@ extension OutboxCommand {
         static let configuration = CommandConfiguration(
             commandName: "retry",
             abstract: "Send a rejected (or waiting) report again at the next chance.",
-            discussion: "ID is the report id or a unique prefix of it (at least 4 characters). Root or the outbox's owner only."
+            discussion:
+                "ID is the report id or a unique prefix of it (at least 4 characters). Root or the outbox's owner only."
         )
 
         @OptionGroup var options: KioskConfigurationOption
@@ -81,7 +84,8 @@ extension OutboxCommand {
         static let configuration = CommandConfiguration(
             commandName: "discard",
             abstract: "Delete a report and its photo from the station for good.",
-            discussion: "ID is the report id or a unique prefix of it (at least 4 characters). Root or the outbox's owner only."
+            discussion:
+                "ID is the report id or a unique prefix of it (at least 4 characters). Root or the outbox's owner only."
         )
 
         @OptionGroup var options: KioskConfigurationOption

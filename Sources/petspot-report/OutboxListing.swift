@@ -16,7 +16,8 @@ enum OutboxListing {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func text(directory: String, summary: OutboxSummary, entries: [OutboxEntry], all: Bool, now: Date) -> String {
+    static func text(directory: String, summary: OutboxSummary, entries: [OutboxEntry], all: Bool, now: Date) -> String
+    {
         var lines: [String] = []
         lines.append(
             "Outbox \(directory): \(summary.pending) pending, \(summary.delivering) delivering, "
@@ -31,7 +32,9 @@ enum OutboxListing {
         let shown = entries.filter { $0.state != .delivered } + (all ? delivered : Array(delivered.suffix(10)))
         if shown.isEmpty { return lines.joined(separator: "\n") }
         lines.append("")
-        lines.append(pad("ID", 36) + "  " + pad("STATE", 10) + "  " + pad("CREATED", 20) + "  TRIES  " + pad("NEXT ATTEMPT", 20) + "  DETAIL")
+        lines.append(
+            pad("ID", 36) + "  " + pad("STATE", 10) + "  " + pad("CREATED", 20) + "  TRIES  " + pad("NEXT ATTEMPT", 20)
+                + "  DETAIL")
         for entry in shown.sorted(by: { $0.createdAt < $1.createdAt }) {
             var detail = ""
             switch entry.state {
@@ -45,7 +48,9 @@ enum OutboxListing {
                     + pad(iso(entry.createdAt), 20) + "  " + pad(String(entry.attempts), 5) + "  "
                     + pad(entry.nextAttemptAt.map(iso) ?? "-", 20) + "  " + detail)
         }
-        if !all && delivered.count > 10 { lines.append("(\(delivered.count - 10) older delivered reports not shown: --all)") }
+        if !all && delivered.count > 10 {
+            lines.append("(\(delivered.count - 10) older delivered reports not shown: --all)")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -38,7 +38,8 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load()
         guard let delivery = configuration.delivery else {
-            StandardInput.writeError("petspot-report: \(options.config) has no [delivery] table: there is nowhere to send to")
+            StandardInput.writeError(
+                "petspot-report: \(options.config) has no [delivery] table: there is nowhere to send to")
             throw ExitCode(1)
         }
         var logger = Logger(label: "petspot.delivery") { StreamLogHandler.standardError(label: $0) }
@@ -64,7 +65,8 @@ struct SendCommand: AsyncParsableCommand {
             }
             let summary = result.summary
             StandardInput.writeError(
-                "petspot-report: \(summary.delivered) delivered, \(result.undelivered) pending, \(summary.rejected) rejected")
+                "petspot-report: \(summary.delivered) delivered, \(result.undelivered) pending, \(summary.rejected) rejected"
+            )
             if result.undelivered > 0 { throw ExitCode(1) }
             return
         }

@@ -25,7 +25,9 @@ public final class HTTPReceiver: @unchecked Sendable {
         public var photo: Data
         public var body: Data
         /// parts.json: `{"id", "parts": [{"name", "filename", "headers"}]}`.
-        public var parts: [String: Any] { (try? JSONSerialization.jsonObject(with: partsJSON) as? [String: Any]) ?? [:] }
+        public var parts: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: partsJSON) as? [String: Any]) ?? [:]
+        }
         var partsJSON: Data
     }
 
@@ -47,7 +49,9 @@ public final class HTTPReceiver: @unchecked Sendable {
     /// Starts it (again, on the same port after ``stop()``).
     public func start() throws {
         try? FileManager.default.removeItem(atPath: directory.file("port"))
-        var arguments = [RepositoryPaths.root + "/Tests/Fixtures/receiver.py", "--dir", directory.path, "--port", String(port)]
+        var arguments = [
+            RepositoryPaths.root + "/Tests/Fixtures/receiver.py", "--dir", directory.path, "--port", String(port),
+        ]
         if let token { arguments += ["--token", token] }
         let child = try ChildProcess("/usr/bin/env", ["python3"] + arguments)
         process = child
@@ -83,7 +87,9 @@ public final class HTTPReceiver: @unchecked Sendable {
 
     /// Every request so far, in order.
     public func requests() -> [Request] {
-        guard let text = try? String(contentsOfFile: directory.file("requests.jsonl"), encoding: .utf8) else { return [] }
+        guard let text = try? String(contentsOfFile: directory.file("requests.jsonl"), encoding: .utf8) else {
+            return []
+        }
         return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
     }
 

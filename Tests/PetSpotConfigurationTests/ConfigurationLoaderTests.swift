@@ -87,10 +87,16 @@ func errorKeys(_ text: String) -> [String] { errors(text).compactMap(\.key) }
         #expect(source.kind == .gpsd)
         #expect(source.fallback == .static)
         #expect(source.minMode == .twoD)
-        #expect(source.gpsd == GpsdSettings(host: "127.0.0.1", port: 2947, reconnectMax: .seconds(5), device: nil,
-                                            silenceTimeout: .seconds(10)))
-        #expect(source.static == StaticSourceSettings(coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122),
-                                                      horizontalAccuracy: 30))
+        #expect(
+            source.gpsd
+                == GpsdSettings(
+                    host: "127.0.0.1", port: 2947, reconnectMax: .seconds(5), device: nil,
+                    silenceTimeout: .seconds(10)))
+        #expect(
+            source.static
+                == StaticSourceSettings(
+                    coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122),
+                    horizontalAccuracy: 30))
         #expect(source.static?.mode == .twoD)
         #expect(source.simulated?.scenario == "/etc/petspot/config/scenarios/demo.json")
 

@@ -65,15 +65,20 @@ import Testing
         ("[[policy.rules]]\nuser = \"kiosk\"", "policy.rules[0].status"),
         ("[[policy.rules]]\nuser = \"kiosk\"\nstatus = \"maybe\"", "policy.rules[0].status"),
         ("[[policy.rules]]\nuser = \"kiosk\"\nstatus = \"denied\"\naccuracy = \"full\"", "policy.rules[0].accuracy"),
-        ("[[policy.rules]]\nuser = \"kiosk\"\nstatus = \"authorized\"\naccuracy = \"coarse\"", "policy.rules[0].accuracy"),
+        (
+            "[[policy.rules]]\nuser = \"kiosk\"\nstatus = \"authorized\"\naccuracy = \"coarse\"",
+            "policy.rules[0].accuracy"
+        ),
         ("[[policy.rules]]\nuid = -1\nstatus = \"denied\"", "policy.rules[0].uid"),
         ("[[policy.rules]]\nuid = 4294967296\nstatus = \"denied\"", "policy.rules[0].uid"),
         ("[[policy.rules]]\ngid = -1\nstatus = \"denied\"", "policy.rules[0].gid"),
         ("[[policy.rules]]\nuid = 1.0\nstatus = \"denied\"", "policy.rules[0].uid"),
         ("[[policy.rules]]\nexecutable = \"bin/x\"\nstatus = \"denied\"", "policy.rules[0].executable"),
         ("[[policy.rules]]\nunit = \"\"\nstatus = \"denied\"", "policy.rules[0].unit"),
-        ("[[policy.rules]]\nuser = \"a\"\nstatus = \"denied\"\n[[policy.rules]]\nuser = \"b\"\nuid = \"7\"\nstatus = \"denied\"",
-         "policy.rules[1].uid"),
+        (
+            "[[policy.rules]]\nuser = \"a\"\nstatus = \"denied\"\n[[policy.rules]]\nuser = \"b\"\nuid = \"7\"\nstatus = \"denied\"",
+            "policy.rules[1].uid"
+        ),
         ("daemon = 1", "daemon"),
         ("[policy]\nagent = [\"root\"]", "policy.agent"),
     ])
@@ -90,8 +95,10 @@ import Testing
         ("[source.gpsd.extra]\nx = 1", "source.gpsd.extra"),
         ("[source.static]\nlatitude = 1\nlongitude = 2\nlat = 3", "source.static.lat"),
         ("[policy.admin]\nuser = [\"root\"]", "policy.admin.user"),
-        ("[[policy.rules]]\nuser = \"a\"\nstatus = \"denied\"\n[[policy.rules]]\nusr = \"b\"\nuser = \"b\"\nstatus = \"denied\"",
-         "policy.rules[1].usr"),
+        (
+            "[[policy.rules]]\nuser = \"a\"\nstatus = \"denied\"\n[[policy.rules]]\nusr = \"b\"\nuser = \"b\"\nstatus = \"denied\"",
+            "policy.rules[1].usr"
+        ),
     ])
     func unknownKeyIsNamed(text: String, key: String) {
         let found = errors(text)

@@ -12,7 +12,8 @@ import TestSupport
 struct MalformedTOMLTests {
     @Test(arguments: [
         "[é]", "[ é ]", "[\té]", "[[é]]", "[a]\n[é]\n", "[#]", "[=]", "[\u{7F}]", "[Ω]", "[", "[]", "[\r\n",
-        "[source]\nkind = \"static\"\r\n[ = ]\r\n", "[[[policy.rules]]\nuser = \"kiosk\"\n", "[ [x]]", "[{}]", "\u{FEFF}[ó]\nkind = \"static\"\n", "# a \"\"\" in a comment\n[.\n", "a = \"x\\\"\"\"\n[é]\n",
+        "[source]\nkind = \"static\"\r\n[ = ]\r\n", "[[[policy.rules]]\nuser = \"kiosk\"\n", "[ [x]]", "[{}]",
+        "\u{FEFF}[ó]\nkind = \"static\"\n", "# a \"\"\" in a comment\n[.\n", "a = \"x\\\"\"\"\n[é]\n",
         "a = [1]\n[é]\n", "a = \"\"\"x\"\"\"\"\"\n[é]\n",
     ])
     func unparsableHeaderIsASyntaxError(text: String) {

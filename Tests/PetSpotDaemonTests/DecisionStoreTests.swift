@@ -28,7 +28,10 @@ import TestSupport
         #expect(info.st_mode & 0o777 == 0o600)
         #expect(stat(state, &info) == 0 && info.st_mode & 0o777 == 0o700)
         let text = try String(contentsOfFile: store.path, encoding: .utf8)
-        #expect(text == #"{"decisions":{"1001":{"status":"denied"},"1002":{"accuracy":"reduced","status":"authorized"}},"version":1}"# + "\n")
+        #expect(
+            text
+                == #"{"decisions":{"1001":{"status":"denied"},"1002":{"accuracy":"reduced","status":"authorized"}},"version":1}"#
+                + "\n")
 
         let reloaded = DecisionStore(stateDirectory: state, logger: Logger(label: "test"))
         #expect(reloaded.decision(for: 1001) == RememberedDecision(status: .denied))
@@ -37,8 +40,10 @@ import TestSupport
     }
 
     /// Issue 13 item 17: a corrupt file never turns a denial into "never asked".
-    @Test(arguments: ["", "{", "null", #"{"version":2,"decisions":{}}"#, #"{"version":1,"decisions":{"x":{"status":"denied"}}}"#,
-        #"{"version":1,"decisions":{"5":{"status":"maybe"}}}"#, "\u{0}\u{1}garbage"])
+    @Test(arguments: [
+        "", "{", "null", #"{"version":2,"decisions":{}}"#, #"{"version":1,"decisions":{"x":{"status":"denied"}}}"#,
+        #"{"version":1,"decisions":{"5":{"status":"maybe"}}}"#, "\u{0}\u{1}garbage",
+    ])
     func item17_aCorruptFileIsMovedAsideAndQuarantined(_ contents: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -63,7 +68,10 @@ import TestSupport
     @Test(arguments: [
         (#"{"version":1,"decisions":{"5":{"status":"maybe"}}}"#, "decisions.5.status: must be one of"),
         (#"{"version":1,"decisions":{"x":{"status":"denied"}}}"#, #"decisions.x: "x" is not a uid"#),
-        (#"{"version":1,"decisions":{"5":{"status":"denied","until":3}}}"#, "decisions.5: unknown member decisions.5.until"),
+        (
+            #"{"version":1,"decisions":{"5":{"status":"denied","until":3}}}"#,
+            "decisions.5: unknown member decisions.5.until"
+        ),
         (#"{"version":2,"decisions":{}}"#, "version: version 2, not 1"),
         (#"{"decisions":{}}"#, "version"),
         ("[]", "must be an object"),
@@ -96,7 +104,8 @@ import TestSupport
     @Test func item18_aSymbolicLinkIsNotFollowed() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try directory.write("elsewhere.json", #"{"version":1,"decisions":{"7":{"status":"authorized","accuracy":"full"}}}"#)
+        try directory.write(
+            "elsewhere.json", #"{"version":1,"decisions":{"7":{"status":"authorized","accuracy":"full"}}}"#)
         #expect(symlink(directory.file("elsewhere.json"), directory.file("decisions.json")) == 0)
         let store = DecisionStore(stateDirectory: directory.path, logger: Logger(label: "test"))
         #expect(store.decision(for: 7) == nil)
@@ -107,7 +116,8 @@ import TestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // A directory where the file should be cannot be read as one.
-        try FileManager.default.createDirectory(atPath: directory.file("decisions.json"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            atPath: directory.file("decisions.json"), withIntermediateDirectories: false)
         let (logger, log) = RecordingLogHandler.logger()
         let store = DecisionStore(stateDirectory: directory.path, logger: logger)
         #expect(store.decisions.isEmpty)

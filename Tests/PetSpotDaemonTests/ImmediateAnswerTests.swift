@@ -24,7 +24,10 @@ import TestSupport
         let session: ClientSession
         let auditPath: String
 
-        init(policy: Policy, source: any LocationService & SourceStatusReporting = StaticLocationService(position: position))
+        init(
+            policy: Policy,
+            source: any LocationService & SourceStatusReporting = StaticLocationService(position: position)
+        )
             throws
         {
             directory = try TemporaryDirectory()
@@ -128,7 +131,8 @@ import TestSupport
 
     @Test(arguments: [
         #"{"jsonrpc":"2.0","method":"location.get"}"#,  // a notification gets no answer
-        #"{"jsonrpc":"2.0","id":1,"method":"location.get","params":{"timeout":-1}}"#,  // bad params: the error says which
+        // bad params: the error says which
+        #"{"jsonrpc":"2.0","id":1,"method":"location.get","params":{"timeout":-1}}"#,
         #"{"jsonrpc":"2.0","id":1,"method":"location.get","params":{"minMode":3}}"#,  // the static fix is 2D
         #"[{"jsonrpc":"2.0","id":1,"method":"location.get"}]"#,  // a batch gets an array
         #"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#,

@@ -9,50 +9,54 @@ import PetSpotPOSIX
 import Testing
 
 @Suite struct SystemdUnitTests {
-    @Test(arguments: [
-        ("0::/system.slice/petspot-report.service\n", "petspot-report.service"),
-        (
-            "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope\n",
-            "user@1000.service/app-foo.scope"
-        ),
-        // Hardening item 12: a user's manager or a delegated subtree cannot name a system unit.
-        (
-            "0::/user.slice/user-1000.slice/user@1000.service/app.slice/petspot-kiosk.service\n",
-            "user@1000.service/petspot-kiosk.service"
-        ),
-        ("0::/user.slice/user-1000.slice/user@1000.service/petspot-kiosk.service/x\n", "user@1000.service/petspot-kiosk.service"),
-        ("0::/user.slice/user-1000.slice/user@1000.service\n", "user@1000.service"),
-        ("0::/system.slice/evil.service/petspot-kiosk.service\n", "evil.service"),
-        ("0::/system.slice/evil.service/sub.slice/petspot-kiosk.service\n", "evil.service"),
-        ("0::/payload/petspot-kiosk.service\n", nil),
-        ("0::/user.slice/user-1000.slice/session-3.scope\n", "session-3.scope"),
-        ("0::/system.slice/docker.service/payload\n", "docker.service"),
-        ("0::/init.scope\n", "init.scope"),
-        ("0::/\n", nil),
-        ("0::/user.slice/user-1000.slice\n", nil),
-        ("", nil),
-        (
-            """
-            12:pids:/system.slice/ssh.service
-            11:cpu,cpuacct:/system.slice/ssh.service
-            1:name=systemd:/system.slice/ssh.service
-            """, "ssh.service"
-        ),
-        (
-            """
-            1:name=systemd:/system.slice/ssh.service
-            0::/
-            """, "ssh.service"
-        ),
-        (
-            """
-            1:name=systemd:/system.slice/old.service
-            0::/system.slice/new.service
-            """, "new.service"
-        ),
-        ("0::/system.slice/odd:name.service\n", "odd:name.service"),
-        ("garbage\n", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("0::/system.slice/petspot-report.service\n", "petspot-report.service"),
+            (
+                "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope\n",
+                "user@1000.service/app-foo.scope"
+            ),
+            // Hardening item 12: a user's manager or a delegated subtree cannot name a system unit.
+            (
+                "0::/user.slice/user-1000.slice/user@1000.service/app.slice/petspot-kiosk.service\n",
+                "user@1000.service/petspot-kiosk.service"
+            ),
+            (
+                "0::/user.slice/user-1000.slice/user@1000.service/petspot-kiosk.service/x\n",
+                "user@1000.service/petspot-kiosk.service"
+            ),
+            ("0::/user.slice/user-1000.slice/user@1000.service\n", "user@1000.service"),
+            ("0::/system.slice/evil.service/petspot-kiosk.service\n", "evil.service"),
+            ("0::/system.slice/evil.service/sub.slice/petspot-kiosk.service\n", "evil.service"),
+            ("0::/payload/petspot-kiosk.service\n", nil),
+            ("0::/user.slice/user-1000.slice/session-3.scope\n", "session-3.scope"),
+            ("0::/system.slice/docker.service/payload\n", "docker.service"),
+            ("0::/init.scope\n", "init.scope"),
+            ("0::/\n", nil),
+            ("0::/user.slice/user-1000.slice\n", nil),
+            ("", nil),
+            (
+                """
+                12:pids:/system.slice/ssh.service
+                11:cpu,cpuacct:/system.slice/ssh.service
+                1:name=systemd:/system.slice/ssh.service
+                """, "ssh.service"
+            ),
+            (
+                """
+                1:name=systemd:/system.slice/ssh.service
+                0::/
+                """, "ssh.service"
+            ),
+            (
+                """
+                1:name=systemd:/system.slice/old.service
+                0::/system.slice/new.service
+                """, "new.service"
+            ),
+            ("0::/system.slice/odd:name.service\n", "odd:name.service"),
+            ("garbage\n", nil),
+        ] as [(String, String?)])
     func parses(text: String, unit: String?) {
         #expect(SystemdUnit.parse(cgroup: text) == unit)
     }

@@ -32,7 +32,8 @@ import TestSupport
         let (engine, path) = Self.engine(
             Policy(defaultStatus: .denied, rules: [PolicyRule(user: "alice", status: .authorized)]), directory)
         #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .authorized)
-        await engine.update(policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]))
+        await engine.update(
+            policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]))
         let lines = Self.lines(path)
         let reloaded = try #require(lines.first { $0.contains(#""method":"policy.reloaded""#) })
         #expect(reloaded.contains("changed at 0"))
@@ -40,7 +41,8 @@ import TestSupport
         #expect(moved.contains(#""uid":1000"#) && moved.contains(#""status":"denied""#))
         #expect(moved.contains("was authorized"))
         // The same policy again changes nothing, and records nothing.
-        await engine.update(policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]))
+        await engine.update(
+            policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]))
         #expect(Self.lines(path).count == lines.count)
     }
 
@@ -62,7 +64,8 @@ import TestSupport
         let lines = Self.lines(path)
         #expect(lines.filter { $0.contains(#""method":"agent.register""#) }.count == 2)
         #expect(lines.contains { $0.contains(#""method":"agent.replaced""#) })
-        #expect(lines.contains { $0.contains(#""method":"authorization.allowOnceEnded""#) && $0.contains(#""uid":1000"#) })
+        #expect(
+            lines.contains { $0.contains(#""method":"authorization.allowOnceEnded""#) && $0.contains(#""uid":1000"#) })
     }
 
     /// Items 3 and 5 (found by the soak): a flood of requests on one
@@ -100,4 +103,3 @@ import TestSupport
         #expect(decisions.count == 2, "\(decisions.count) records")
     }
 }
-

@@ -94,12 +94,16 @@ struct FakeAgent {
         let decided = try await state
         #expect(decided.status == expected)
         if expected == .authorized { #expect(decided.accuracy == .reduced) }
-        #expect(await engine.status(for: Self.alice, connection: ConnectionID(2)).status == (once ? .notDetermined : expected))
+        #expect(
+            await engine.status(for: Self.alice, connection: ConnectionID(2)).status
+                == (once ? .notDetermined : expected))
         // Only the end of an allow-once grant voids the grants connections keep.
         let generation = engine.grantGeneration
         await engine.connectionClosed(ConnectionID(1))
         #expect((engine.grantGeneration != generation) == once)
-        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == (once ? .notDetermined : expected))
+        #expect(
+            await engine.status(for: Self.alice, connection: ConnectionID(1)).status
+                == (once ? .notDetermined : expected))
     }
 
     @Test func theAgentLeavingEndsItsPendingPrompts() async throws {
@@ -124,7 +128,8 @@ struct FakeAgent {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let engine = Self.engine(
-            Policy(prompt: .deny, agent: PrincipalSet(groups: ["kiosk"]), admin: PrincipalSet(users: ["root"])), directory)
+            Policy(prompt: .deny, agent: PrincipalSet(groups: ["kiosk"]), admin: PrincipalSet(users: ["root"])),
+            directory)
         await #expect(throws: LocationError.forbidden) {
             try await engine.registerAgent(Self.alice, connection: ConnectionID(1), send: FakeAgent().send)
         }
@@ -152,7 +157,8 @@ struct FakeAgent {
         #expect(await firstMessages.next()?["method"] == "agent.replaced")
         async let state = engine.request(for: Self.alice, connection: ConnectionID(3), accuracy: .full)
         let prompt = try #require(await second.nextPrompt())
-        await engine.received(RPCResponse(id: prompt["id"]!, outcome: .success(["decision": "allow"])), connection: ConnectionID(2))
+        await engine.received(
+            RPCResponse(id: prompt["id"]!, outcome: .success(["decision": "allow"])), connection: ConnectionID(2))
         #expect(try await state.status == .authorized)
     }
 

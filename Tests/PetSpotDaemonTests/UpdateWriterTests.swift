@@ -12,7 +12,8 @@ import Testing
 @Suite struct UpdateWriterTests {
     static func update(latitude: Double) -> UpdateNotification {
         UpdateNotification(
-            fix: LocationFix(coordinate: Coordinate(latitude: latitude, longitude: 21), mode: .twoD, source: .simulated))
+            fix: LocationFix(coordinate: Coordinate(latitude: latitude, longitude: 21), mode: .twoD, source: .simulated)
+        )
     }
 
     /// The lines written so far, as (subscription, latitude).
@@ -20,7 +21,8 @@ import Testing
         var lines: [(Int, Double)] = []
         while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
             let message = try JSONValue.parse(bytes: buffer.readableBytesView.dropLast())
-            guard case .object(let params)? = message["params"], case .number(let subscription)? = params["subscription"],
+            guard case .object(let params)? = message["params"],
+                case .number(let subscription)? = params["subscription"],
                 case .number(let latitude)? = params["fix"]?["latitude"]
             else {
                 Issue.record("not an update: \(String(buffer: buffer))")

@@ -42,7 +42,8 @@ import Testing
         let bound = LoopBoundOutlet(outlet, eventLoop: loop)
         let reduced = GrantedPresentation(.reduced(cellMeters: 3000))
         let revoked = GrantedPresentation(.full)
-        #expect(fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound))
+        #expect(
+            fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound))
         #expect(fanOut.add(Self.key(2), options: WatchOptions(), presentation: reduced, outlet: bound))
         #expect(
             fanOut.add(
@@ -80,7 +81,8 @@ import Testing
         ]
         for watcher in watchers {
             fanOut.add(
-                WatchFanOut.Key(connection: ConnectionID(UInt64(watcher.connection)), subscription: watcher.subscription),
+                WatchFanOut.Key(
+                    connection: ConnectionID(UInt64(watcher.connection)), subscription: watcher.subscription),
                 options: WatchOptions(), presentation: GrantedPresentation(watcher.presentation), outlet: bound)
         }
         loop.run()
@@ -129,6 +131,7 @@ import Testing
         #expect(fanOut.serves(loop))
         #expect(!fanOut.serves(other))
         let outlet = LoopBoundOutlet(RecordingOutlet(), eventLoop: other)
-        #expect(!fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: outlet))
+        #expect(
+            !fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: outlet))
     }
 }

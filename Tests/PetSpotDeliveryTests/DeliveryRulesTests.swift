@@ -40,9 +40,14 @@ struct DeliveryRulesTests {
 
     @Test func aTruncatedBodyStillDelivers() {
         let verdict = DeliveryVerdict.classify(
-            status: 201, reason: "Created", retryAfter: nil, body: [], bodyProblem: "the answer's body was larger than 65536 bytes and was not read",
+            status: 201, reason: "Created", retryAfter: nil, body: [],
+            bodyProblem: "the answer's body was larger than 65536 bytes and was not read",
             now: Self.now)
-        #expect(verdict == .delivered(reference: nil, note: "HTTP 201 Created; the answer's body was larger than 65536 bytes and was not read"))
+        #expect(
+            verdict
+                == .delivered(
+                    reference: nil,
+                    note: "HTTP 201 Created; the answer's body was larger than 65536 bytes and was not read"))
     }
 
     @Test func backoffDoublesUpToTheCapWithJitter() {
@@ -66,7 +71,8 @@ struct DeliveryRulesTests {
             boundary: "B")
         let body = String(decoding: form.head + Array("PHOTO".utf8) + form.tail, as: UTF8.self)
         #expect(
-            body == "--B\r\nContent-Disposition: form-data; name=\"announcement\"\r\nContent-Type: application/json\r\n\r\n"
+            body
+                == "--B\r\nContent-Disposition: form-data; name=\"announcement\"\r\nContent-Type: application/json\r\n\r\n"
                 + "{\"kind\":\"found\"}\r\n--B\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"ab.png\"\r\n"
                 + "Content-Type: image/png\r\n\r\nPHOTO\r\n--B--\r\n")
         #expect(form.contentType == "multipart/form-data; boundary=B")
@@ -77,11 +83,13 @@ struct DeliveryRulesTests {
 
     /// SPEC §8 names exactly these keys; the caregiver phone and address never appear (FR-016).
     @Test func announcementHasExactlyTheSpecKeys() throws {
-        let report = ReportFixtures.report(id: UUID(uuidString: "6F1C1A8E-0D0B-4C55-9F43-2A8D2C9A7B10")!, createdAt: Self.now, photoBytes: 10)
+        let report = ReportFixtures.report(
+            id: UUID(uuidString: "6F1C1A8E-0D0B-4C55-9F43-2A8D2C9A7B10")!, createdAt: Self.now, photoBytes: 10)
         let data = try FoundPetAnnouncement(report).jsonData()
         let text = String(decoding: data, as: UTF8.self)
         #expect(
-            text == #"{"age":3,"chipNumber":"123456789012345","contact":{"email":"finder@example.com","phone":"600123456","reward":"50 PLN"},"#
+            text
+                == #"{"age":3,"chipNumber":"123456789012345","contact":{"email":"finder@example.com","phone":"600123456","reward":"50 PLN"},"#
                 + #""createdAt":"2027-01-15T08:00:00Z","date":"2026-01-30","description":"Brown collar, \"friendly\" / shy","#
                 + #""gender":"female","id":"6f1c1a8e-0d0b-4c55-9f43-2a8d2c9a7b10","kind":"found","latitude":52.2297,"#
                 + #""longitude":21.0122,"petName":"Rex","race":"Beagle","species":"dog"}"#)
@@ -95,14 +103,19 @@ struct DeliveryRulesTests {
         var bare = minimal
         bare.details = details
         bare.contact.reward = nil
-        let object = try #require(try JSONSerialization.jsonObject(with: FoundPetAnnouncement(bare).jsonData()) as? [String: Any])
-        #expect(Set(object.keys) == ["kind", "id", "createdAt", "date", "species", "gender", "latitude", "longitude", "contact"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: FoundPetAnnouncement(bare).jsonData()) as? [String: Any])
+        #expect(
+            Set(object.keys) == [
+                "kind", "id", "createdAt", "date", "species", "gender", "latitude", "longitude", "contact",
+            ])
         #expect(Set((object["contact"] as? [String: Any] ?? [:]).keys) == ["phone", "email"])
     }
 
     @Test func sameOriginRedirectsOnly() {
         let base = "https://api.example/v1/announcements"
-        #expect(AnnouncementUploader.sameOrigin("/v2/announcements", as: base) == "https://api.example/v2/announcements")
+        #expect(
+            AnnouncementUploader.sameOrigin("/v2/announcements", as: base) == "https://api.example/v2/announcements")
         #expect(AnnouncementUploader.sameOrigin("https://API.example:443/x", as: base) != nil)
         #expect(AnnouncementUploader.sameOrigin("https://evil.example/v1/announcements", as: base) == nil)
         #expect(AnnouncementUploader.sameOrigin("http://api.example/v1/announcements", as: base) == nil)

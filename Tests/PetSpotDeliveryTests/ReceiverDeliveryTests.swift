@@ -28,10 +28,13 @@ final class DeliveryHarness: @unchecked Sendable {
 
     /// Queues `count` reports created a second apart (oldest first); returns them.
     @discardableResult
-    func enqueue(_ count: Int, start: Date = Date(timeIntervalSince1970: 1_800_000_000)) async throws -> [FoundPetReport] {
+    func enqueue(
+        _ count: Int, start: Date = Date(timeIntervalSince1970: 1_800_000_000)
+    ) async throws -> [FoundPetReport] {
         var reports: [FoundPetReport] = []
         for index in 0..<count {
-            let report = ReportFixtures.report(createdAt: start.addingTimeInterval(Double(index)), photoBytes: photoBytes.count)
+            let report = ReportFixtures.report(
+                createdAt: start.addingTimeInterval(Double(index)), photoBytes: photoBytes.count)
             try await outbox.enqueue(report: report, photoFile: photoPath)
             reports.append(report)
         }
@@ -39,7 +42,8 @@ final class DeliveryHarness: @unchecked Sendable {
     }
 
     func configuration(
-        timeout: TimeInterval = 10, retryInitial: TimeInterval = 0.05, retryMax: TimeInterval = 0.2, maxInFlight: Int = 1
+        timeout: TimeInterval = 10, retryInitial: TimeInterval = 0.05, retryMax: TimeInterval = 0.2,
+        maxInFlight: Int = 1
     ) -> DeliverySender.Configuration {
         var configuration = DeliverySender.Configuration(endpoint: receiver.endpoint, tokenFile: tokenFile)
         configuration.timeout = timeout
@@ -50,7 +54,9 @@ final class DeliveryHarness: @unchecked Sendable {
         return configuration
     }
 
-    func sender(_ configuration: DeliverySender.Configuration, clock: any DeliveryClock = SystemDeliveryClock()) -> DeliverySender {
+    func sender(
+        _ configuration: DeliverySender.Configuration, clock: any DeliveryClock = SystemDeliveryClock()
+    ) -> DeliverySender {
         var logger = Logger(label: "test.delivery")
         logger.logLevel = .critical
         return DeliverySender(outbox: outbox, configuration: configuration, logger: logger, clock: clock)

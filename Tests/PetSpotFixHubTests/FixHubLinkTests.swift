@@ -6,7 +6,8 @@ private let fallbackCoordinate = Coordinate(latitude: 50.0614, longitude: 19.936
 
 private func staticFallback() -> Fallback {
     Fallback(kind: .static) { now in
-        LocationFix(coordinate: fallbackCoordinate, horizontalAccuracy: 30, mode: .twoD, source: .static, receivedAt: now)
+        LocationFix(
+            coordinate: fallbackCoordinate, horizontalAccuracy: 30, mode: .twoD, source: .static, receivedAt: now)
     }
 }
 

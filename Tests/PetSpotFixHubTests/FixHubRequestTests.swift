@@ -213,7 +213,8 @@ import Testing
         await hub.receive(.connected(device: nil))
         await hub.receive(.fix(makeFix(accuracy: 50, receivedAt: .now - .seconds(30))))
         await #expect(throws: LocationError.locationUnknown) {
-            try await hub.location(LocationRequest(maxAge: .seconds(5), timeout: .milliseconds(300), desiredAccuracy: 5))
+            try await hub.location(
+                LocationRequest(maxAge: .seconds(5), timeout: .milliseconds(300), desiredAccuracy: 5))
         }
     }
 }

@@ -72,7 +72,10 @@ struct FakeGpsdTests {
         ])
         defer { server.stop() }
         await Self.withSource(port: server.port) { source in
-            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await source.sourceStatus().connected })
+            #expect(
+                await eventually(within: .seconds(5), every: .milliseconds(20)) {
+                    await source.sourceStatus().connected
+                })
             await #expect(throws: LocationError.locationUnknown) {
                 try await source.location(LocationRequest(timeout: .seconds(1)))
             }
@@ -119,7 +122,10 @@ struct FakeGpsdTests {
         defer { server.stop() }
         await Self.withSource(port: server.port, silence: .seconds(1)) { source in
             #expect(await Self.waitForCounts(source.hub, fixes: 1, rejected: 0))
-            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await !source.sourceStatus().connected })
+            #expect(
+                await eventually(within: .seconds(5), every: .milliseconds(20)) {
+                    await !source.sourceStatus().connected
+                })
             // … and it reconnects to the same fake.
             #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { server.acceptedCount >= 2 })
         }
@@ -207,9 +213,10 @@ struct FakeGpsdTests {
         let splitAt = split.index(split.startIndex, offsetBy: 40)
         let server = try LineServer { connection in
             for line in GpsdJSON.greeting where !connection.sendLine(line) { return }
-            guard connection.send(
-                GpsdJSON.tpv(#""mode":3,"lat":1.5,"lon":1.5"#) + "\n"
-                    + GpsdJSON.tpv(#""mode":3,"lat":2.5,"lon":2.5"#) + "\r\n" + String(split[..<splitAt])),
+            guard
+                connection.send(
+                    GpsdJSON.tpv(#""mode":3,"lat":1.5,"lon":1.5"#) + "\n"
+                        + GpsdJSON.tpv(#""mode":3,"lat":2.5,"lon":2.5"#) + "\r\n" + String(split[..<splitAt])),
                 connection.idle(for: .milliseconds(200)),
                 connection.send(String(split[splitAt...])),
                 connection.sendLine(overlong),
@@ -238,8 +245,14 @@ struct FakeGpsdTests {
         }
         defer { server.stop() }
         await Self.withSource(port: server.port, silence: .seconds(1)) { source in
-            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await source.sourceStatus().connected })
-            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await !source.sourceStatus().connected })
+            #expect(
+                await eventually(within: .seconds(5), every: .milliseconds(20)) {
+                    await source.sourceStatus().connected
+                })
+            #expect(
+                await eventually(within: .seconds(5), every: .milliseconds(20)) {
+                    await !source.sourceStatus().connected
+                })
             #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { server.acceptedCount >= 2 })
         }
     }
@@ -276,7 +289,10 @@ struct FakeGpsdTests {
         }
         defer { server.stop() }
         try await Self.withSource(port: server.port, fallback: Self.staticFallback) { source in
-            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await source.sourceStatus().connected })
+            #expect(
+                await eventually(within: .seconds(5), every: .milliseconds(20)) {
+                    await source.sourceStatus().connected
+                })
             let before = try await source.location(LocationRequest(maxAge: .seconds(1)))
             #expect(before.source == .static)
             release.signal()
@@ -286,7 +302,10 @@ struct FakeGpsdTests {
             #expect(after.coordinate == Coordinate(latitude: -33.5, longitude: -70.5))
             // gpsd gone: the fallback answers at once.
             server.stop()
-            #expect(await eventually(within: .seconds(5), every: .milliseconds(20)) { await !source.sourceStatus().connected })
+            #expect(
+                await eventually(within: .seconds(5), every: .milliseconds(20)) {
+                    await !source.sourceStatus().connected
+                })
             try await Task.sleep(for: .milliseconds(1100))
             let down = try await source.location(LocationRequest(maxAge: .seconds(1)))
             #expect(down.source == .static)

@@ -6,7 +6,9 @@ import Testing
 @Suite("gpsd byte stream to lines")
 struct GpsdLineBufferTests {
     /// Feeds `chunks` one after the other and collects what comes out.
-    static func pieces(_ chunks: [String], maximumLength: Int = GpsdLineBuffer.libgpsMaximumLength)
+    static func pieces(
+        _ chunks: [String], maximumLength: Int = GpsdLineBuffer.libgpsMaximumLength
+    )
         -> [GpsdLineBuffer.Piece]
     {
         var buffer = GpsdLineBuffer(maximumLength: maximumLength)
@@ -28,7 +30,8 @@ struct GpsdLineBufferTests {
     }
 
     @Test func crlfAndBareLineFeedEndings() {
-        #expect(Self.pieces(["a\r\nb\nc\r\r\n\n"]) == [Self.line("a"), Self.line("b"), Self.line("c\r"), Self.line("")])
+        #expect(
+            Self.pieces(["a\r\nb\nc\r\r\n\n"]) == [Self.line("a"), Self.line("b"), Self.line("c\r"), Self.line("")])
     }
 
     @Test func unfinishedLineIsHeldBack() {

@@ -61,7 +61,9 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
         try await service.authorizationStatus()
     }
 
-    func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError)
+    func requestAuthorization(
+        accuracy: AccuracyAuthorization
+    ) async throws(LocationError)
         -> AuthorizationState
     {
         try await service.requestAuthorization(accuracy: accuracy)

@@ -28,7 +28,8 @@ struct GpsdReportLineTests {
     }
 
     @Test func tpvLineGivesAFix() throws {
-        let line = #"{"class":"TPV","device":"/dev/ttyUSB0","mode":3,"lat":-37.78,"lon":175.31,"altMSL":59.9,"eph":5.0}"#
+        let line =
+            #"{"class":"TPV","device":"/dev/ttyUSB0","mode":3,"lat":-37.78,"lon":175.31,"altMSL":59.9,"eph":5.0}"#
         let report = try GpsdReport(line: Array(line.utf8))
         #expect(report.device == "/dev/ttyUSB0")
         guard case .fix(let fix) = report.outcome(receivedAt: .now) else {
@@ -43,7 +44,9 @@ struct GpsdReportLineTests {
 
     @Test func gpsdsOwnLineKeepsEveryValue() throws {
         // gpsd 3.22's TPV for the synthetic receiver, as it writes it (with its \r\n).
-        let line = #"{"class":"TPV","device":"tcp://127.0.0.1:4000","mode":3,"time":"2026-01-01T12:00:11.000Z","ept":0.005,"lat":52.229700000,"lon":21.012200000,"altHAE":130.0000,"altMSL":100.0000,"alt":100.0000,"track":12.5000,"magvar":6.1,"speed":0.000,"geoidSep":30.000,"eph":17.100,"sep":31.000}"# + "\r\n"
+        let line =
+            #"{"class":"TPV","device":"tcp://127.0.0.1:4000","mode":3,"time":"2026-01-01T12:00:11.000Z","ept":0.005,"lat":52.229700000,"lon":21.012200000,"altHAE":130.0000,"altMSL":100.0000,"alt":100.0000,"track":12.5000,"magvar":6.1,"speed":0.000,"geoidSep":30.000,"eph":17.100,"sep":31.000}"#
+            + "\r\n"
         let report = try GpsdReport(line: Array(line.utf8))
         #expect(report.device == "tcp://127.0.0.1:4000")
         #expect(report.mode == 3)
@@ -72,29 +75,39 @@ struct GpsdReportLineTests {
         }
     }
 
-    @Test(arguments: [
-        // (line, canonical TPV or nil when rejected)
-        (#"{"class":"TPV","mode":2,"lat":1.5,"lon":2}"#, #"{"class":"TPV","lat":1.5,"lon":2,"mode":2}"#),
-        // Unknown members are dropped, whatever their value.
-        (#"{"lon":2,"jam":5,"x":{"class":"TPV"},"class":"TPV","mode":2,"lat":1}"#, #"{"class":"TPV","lat":1,"lon":2,"mode":2}"#),
-        // Numbers are written afresh; integers must be whole.
-        (#"{"class":"TPV","mode":3.0,"lat":1E-5,"eph":12.500}"#, #"{"class":"TPV","eph":12.5,"lat":1e-05,"mode":3}"#),
-        (#"{"class":"TPV","mode":2.5}"#, nil),
-        (#"{"class":"TPV","status":4294967298}"#, nil),
-        // A known member of the wrong type rejects the line.
-        (#"{"class":"TPV","mode":"2"}"#, nil),
-        (#"{"class":"TPV","mode":2,"lat":{"class":"TPV"}}"#, nil),
-        (#"{"class":"TPV","mode":2,"lat":[1]}"#, nil),
-        (#"{"class":"TPV","mode":2,"lat":null}"#, nil),
-        (#"{"class":"TPV","mode":2,"lat":true}"#, nil),
-        (#"{"class":"TPV","device":7}"#, nil),
-        // Strings: gpsd's escapes, non-ASCII kept as UTF-8, libgps's length limits.
-        (#"{"class":"TPV","device":"a\/b\"c\u00e9\u0001"}"#, #"{"class":"TPV","device":"a/b\"cé\u0001"}"#),
-        ("{\"class\":\"TPV\",\"device\":\"\(String(repeating: "d", count: 127))\"}", "{\"class\":\"TPV\",\"device\":\"\(String(repeating: "d", count: 127))\"}"),
-        ("{\"class\":\"TPV\",\"device\":\"\(String(repeating: "d", count: 128))\"}", nil),
-        ("{\"class\":\"TPV\",\"datum\":\"\(String(repeating: "d", count: 40))\"}", nil),
-        ("{\"class\":\"TPV\",\"time\":\"\(String(repeating: "1", count: 512))\"}", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            // (line, canonical TPV or nil when rejected)
+            (#"{"class":"TPV","mode":2,"lat":1.5,"lon":2}"#, #"{"class":"TPV","lat":1.5,"lon":2,"mode":2}"#),
+            // Unknown members are dropped, whatever their value.
+            (
+                #"{"lon":2,"jam":5,"x":{"class":"TPV"},"class":"TPV","mode":2,"lat":1}"#,
+                #"{"class":"TPV","lat":1,"lon":2,"mode":2}"#
+            ),
+            // Numbers are written afresh; integers must be whole.
+            (
+                #"{"class":"TPV","mode":3.0,"lat":1E-5,"eph":12.500}"#,
+                #"{"class":"TPV","eph":12.5,"lat":1e-05,"mode":3}"#
+            ),
+            (#"{"class":"TPV","mode":2.5}"#, nil),
+            (#"{"class":"TPV","status":4294967298}"#, nil),
+            // A known member of the wrong type rejects the line.
+            (#"{"class":"TPV","mode":"2"}"#, nil),
+            (#"{"class":"TPV","mode":2,"lat":{"class":"TPV"}}"#, nil),
+            (#"{"class":"TPV","mode":2,"lat":[1]}"#, nil),
+            (#"{"class":"TPV","mode":2,"lat":null}"#, nil),
+            (#"{"class":"TPV","mode":2,"lat":true}"#, nil),
+            (#"{"class":"TPV","device":7}"#, nil),
+            // Strings: gpsd's escapes, non-ASCII kept as UTF-8, libgps's length limits.
+            (#"{"class":"TPV","device":"a\/b\"c\u00e9\u0001"}"#, #"{"class":"TPV","device":"a/b\"cé\u0001"}"#),
+            (
+                "{\"class\":\"TPV\",\"device\":\"\(String(repeating: "d", count: 127))\"}",
+                "{\"class\":\"TPV\",\"device\":\"\(String(repeating: "d", count: 127))\"}"
+            ),
+            ("{\"class\":\"TPV\",\"device\":\"\(String(repeating: "d", count: 128))\"}", nil),
+            ("{\"class\":\"TPV\",\"datum\":\"\(String(repeating: "d", count: 40))\"}", nil),
+            ("{\"class\":\"TPV\",\"time\":\"\(String(repeating: "1", count: 512))\"}", nil),
+        ] as [(String, String?)])
     func canonicalTPV(line: String, expected: String?) throws {
         if let expected {
             #expect(try Self.canonical(line) == expected)

@@ -55,7 +55,8 @@ struct RealGpsdTests {
 
     @Test(arguments: captures)
     func replay(_ capture: Capture) async throws {
-        try #require(FileManager.default.fileExists(atPath: Captures.path(capture.file)), "captures at \(Captures.directory)")
+        try #require(
+            FileManager.default.fileExists(atPath: Captures.path(capture.file)), "captures at \(Captures.directory)")
         try await replayGate.run {
             for attempt in 1...3 {
                 if try await Self.replayOnce(capture) { return }
@@ -73,7 +74,9 @@ struct RealGpsdTests {
         // Fix-less captures are slowed (-c) so a request can time out while gpsd is still up.
         let slow = capture.hasFix ? [] : ["-c", "0.1"]
         let gpsfake = try ChildProcess(
-            ["/usr/bin/gpsfake", "-1", "-p", "-t", "-s", "38400", "-P", "\(port)"] + slow + [Captures.path(capture.file)],
+            ["/usr/bin/gpsfake", "-1", "-p", "-t", "-s", "38400", "-P", "\(port)"] + slow + [
+                Captures.path(capture.file)
+            ],
             limit: .seconds(60), outputPath: output)
         let source = GpsdLocationService(
             configuration: GpsdConfiguration(
@@ -83,7 +86,9 @@ struct RealGpsdTests {
         defer { runner.cancel() }
 
         if !capture.hasFix {
-            let connected = await eventually(within: .seconds(15), every: .milliseconds(20)) { await source.sourceStatus().connected }
+            let connected = await eventually(within: .seconds(15), every: .milliseconds(20)) {
+                await source.sourceStatus().connected
+            }
             if connected {
                 await #expect(throws: LocationError.locationUnknown, "\(capture.file)") {
                     try await source.location(LocationRequest(timeout: .seconds(1)))

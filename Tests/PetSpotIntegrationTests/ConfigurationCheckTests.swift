@@ -42,7 +42,8 @@ struct ConfigurationCheckTests {
     @Test("a missing file exits 1 naming the path")
     func missingFile() throws {
         let run = try ChildProcess.run(
-            RepositoryPaths.executable("petspot-locationd"), ["--config", "/nonexistent/petspot.toml", "--check-config"])
+            RepositoryPaths.executable("petspot-locationd"),
+            ["--config", "/nonexistent/petspot.toml", "--check-config"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("/nonexistent/petspot.toml"))
     }
@@ -68,7 +69,8 @@ struct ConfigurationCheckTests {
         #expect(!files.isEmpty)
         for file in files {
             let run = try ChildProcess.run(
-                RepositoryPaths.executable("petspot-locationd"), ["--config", "\(configDirectory)/\(file)", "--check-config"])
+                RepositoryPaths.executable("petspot-locationd"),
+                ["--config", "\(configDirectory)/\(file)", "--check-config"])
             #expect(run.status == 0, "\(file): \(run.stderr)")
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
@@ -115,10 +117,10 @@ struct ConfigurationCheckTests {
         defer { directory.remove() }
         let path = try directory.write(
             "petspot.toml",
-            "[source]\nkind = \"simulated\"\n[source.simulated]\nscenario = \"\(RepositoryPaths.root)/config/scenarios/demo.json\"\n")
+            "[source]\nkind = \"simulated\"\n[source.simulated]\nscenario = \"\(RepositoryPaths.root)/config/scenarios/demo.json\"\n"
+        )
         let run = try ChildProcess.run(
             RepositoryPaths.executable("petspot-locationd"), ["--config", path, "--check-config"])
         #expect(run.status == 0, "\(run.stderr)")
     }
 }
-

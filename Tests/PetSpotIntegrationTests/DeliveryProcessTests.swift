@@ -21,16 +21,16 @@ final class Station: @unchecked Sendable {
         receiver = try HTTPReceiver(token: Self.token)
         try (Self.token + "\n").write(toFile: work.file("token"), atomically: true, encoding: .utf8)
         try """
-            [outbox]
-            path = "outbox"
+        [outbox]
+        path = "outbox"
 
-            [delivery]
-            endpoint = "\(receiver.endpoint)"
-            token_file = "token"
-            timeout = \(timeout)
-            retry_initial = \(retryInitial)
-            retry_max = \(retryMax)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [delivery]
+        endpoint = "\(receiver.endpoint)"
+        token_file = "token"
+        timeout = \(timeout)
+        retry_initial = \(retryInitial)
+        retry_max = \(retryMax)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
     }
 
     /// Queues `count` reports (oldest first) from this process, then closes the outbox.
@@ -55,7 +55,9 @@ final class Station: @unchecked Sendable {
         return Dictionary(uniqueKeysWithValues: try await outbox.entries().map { ($0.id, $0) })
     }
 
-    func report(_ arguments: [String], input: String? = nil, timeout: Double = 60) throws -> (status: Int32?, stdout: String, stderr: String) {
+    func report(
+        _ arguments: [String], input: String? = nil, timeout: Double = 60
+    ) throws -> (status: Int32?, stdout: String, stderr: String) {
         try ChildProcess.run(
             RepositoryPaths.executable("petspot-report"), arguments, input: input, timeout: timeout,
             environment: ["XDG_CACHE_HOME": work.file("cache")])
@@ -83,7 +85,8 @@ struct DeliveryProcessTests {
 
         // 1: the backend has stored the first report and not answered yet.
         try station.receiver.plan(#"{"sequence": [{"do": "hold"}]}"#)
-        let first = try ChildProcess(RepositoryPaths.executable("petspot-report"), ["send", "--config", station.config])
+        let first = try ChildProcess(
+            RepositoryPaths.executable("petspot-report"), ["send", "--config", station.config])
         #expect(await waitForRequest(station, outcome: "stored"), "\(first.errors())")
         first.signal(SIGKILL)
         _ = first.wait(timeout: 10)
@@ -91,7 +94,8 @@ struct DeliveryProcessTests {
 
         // 2: killed again while the photo is half uploaded.
         try station.receiver.plan(#"{"sequence": [{"do": "stall"}]}"#)
-        let second = try ChildProcess(RepositoryPaths.executable("petspot-report"), ["send", "--config", station.config])
+        let second = try ChildProcess(
+            RepositoryPaths.executable("petspot-report"), ["send", "--config", station.config])
         #expect(await waitForRequest(station, outcome: "stall"), "\(second.errors())")
         second.signal(SIGKILL)
         _ = second.wait(timeout: 10)
@@ -117,13 +121,15 @@ struct DeliveryProcessTests {
         defer { station.remove() }
         let photo = try ReportFixtures.write(ReportFixtures.photo(extra: 100), to: station.work.path, name: "found.png")
         let scenario = try station.work.write(
-            "scenario.json", #"{"steps": [{"fix": {"latitude": 52.2297, "longitude": 21.0122, "horizontalAccuracy": 5}}]}"#)
+            "scenario.json",
+            #"{"steps": [{"fix": {"latitude": 52.2297, "longitude": 21.0122, "horizontalAccuracy": 5}}]}"#)
         let answers = [
             photo, "today", "dog", "Beagle", "female", "3", "gps", "123456789012345", "Rex", "Brown collar",
             "600123456", "finder@example.com", "", "7654321", "ul. Kwiatowa 7",
         ]
         let found = try station.report(
-            ["found", "--config", station.config, "--scenario", scenario], input: answers.joined(separator: "\n") + "\n")
+            ["found", "--config", station.config, "--scenario", scenario], input: answers.joined(separator: "\n") + "\n"
+        )
         #expect(found.status == 0, "\(found.stdout)\n\(found.stderr)")
         #expect(found.stdout.contains("(queued for delivery)"))
 
@@ -134,7 +140,9 @@ struct DeliveryProcessTests {
         #expect(reports.count == 1 && reports.first?["state"] as? String == "pending")
         let id = try #require(reports.first?["id"] as? String)
         // The listing has no personal data.
-        #expect(!listing.stdout.contains("600123456") && !listing.stdout.contains("finder@") && !listing.stdout.contains("7654321"))
+        #expect(
+            !listing.stdout.contains("600123456") && !listing.stdout.contains("finder@")
+                && !listing.stdout.contains("7654321"))
 
         // Backend down: a bounded pass, then exit 1 with the report still pending.
         station.receiver.stop()
@@ -185,13 +193,15 @@ struct DeliveryProcessTests {
         chmod(station.work.path, 0o755)
         chmod(station.outboxDirectory, 0o777)
         chmod(station.outboxDirectory + "/photos", 0o777)
-        for name in try FileManager.default.contentsOfDirectory(atPath: station.outboxDirectory) where name.hasPrefix("outbox.sqlite") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: station.outboxDirectory)
+        where name.hasPrefix("outbox.sqlite") {
             chmod(station.outboxDirectory + "/" + name, 0o666)
         }
         let runuser = "/usr/sbin/runuser"
         if getuid() == 0, FileManager.default.isExecutableFile(atPath: runuser) {
             let binary = RepositoryPaths.executable("petspot-report")
-            let look = try ChildProcess.run(runuser, ["-u", "nobody", "--", binary, "outbox", "--config", station.config])
+            let look = try ChildProcess.run(
+                runuser, ["-u", "nobody", "--", binary, "outbox", "--config", station.config])
             #expect(look.status == 0, "\(look.stderr)")
             let change = try ChildProcess.run(
                 runuser, ["-u", "nobody", "--", binary, "outbox", "retry", ids[0], "--config", station.config])

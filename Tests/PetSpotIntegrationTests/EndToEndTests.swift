@@ -24,10 +24,11 @@ struct EndToEndTests {
         #expect(fix["accuracy"] as? String == "full")
         #expect((fix["age"] as? Double).map { $0 >= 0 } == true)
         #expect((fix["timestamp"] as? String)?.hasSuffix("Z") == true)
-        #expect(Set(fix.keys).isSubset(of: [
-            "latitude", "longitude", "altitude", "horizontalAccuracy", "verticalAccuracy", "speed", "course",
-            "timestamp", "mode", "source", "age", "accuracy",
-        ]))
+        #expect(
+            Set(fix.keys).isSubset(of: [
+                "latitude", "longitude", "altitude", "horizontalAccuracy", "verticalAccuracy", "speed", "course",
+                "timestamp", "mode", "source", "age", "accuracy",
+            ]))
     }
 
     @Test("human output names the position; exit 0")
@@ -133,7 +134,8 @@ struct EndToEndTests {
         #expect(run.stderr.contains("none.sock"))
     }
 
-    @Test("usage errors exit 1", arguments: [["get", "--timeout", "301"], ["get", "--min-mode", "7"], ["frobnicate"]])
+    @Test(
+        "usage errors exit 1", arguments: [["get", "--timeout", "301"], ["get", "--min-mode", "7"], ["frobnicate"]])
     func usageErrors(arguments: [String]) throws {
         let run = try ChildProcess.run(RepositoryPaths.executable("petspot-location"), arguments)
         #expect(run.status == 1)
@@ -156,9 +158,14 @@ struct EndToEndTests {
         let watcher = try daemon.connect()
         _ = try watcher.callLine(#"{"jsonrpc":"2.0","id":1,"method":"location.watch"}"#)
         let waiting = try daemon.connect()
-        try waiting.send(#"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"maxAge":0,"minMode":3,"desiredAccuracy":0.001,"timeout":300}}"# + "\n")
+        try waiting.send(
+            #"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"maxAge":0,"minMode":3,"desiredAccuracy":0.001,"timeout":300}}"#
+                + "\n")
         let status = daemon.stop(timeout: 10)
-        #expect(status == 0, "\(daemon.child.process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(status ?? -1): \(daemon.child.errors().suffix(12000))")
+        #expect(
+            status == 0,
+            "\(daemon.child.process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(status ?? -1): \(daemon.child.errors().suffix(12000))"
+        )
         #expect(watcher.waitForClose(timeout: 5))
         #expect(waiting.waitForClose(timeout: 5))
     }

@@ -49,8 +49,11 @@ struct GpsdDaemonTests {
             // -c 0.2: slow, looping replay so gpsd keeps a fresh fix while we ask.
             let gpsfake = try ChildProcess(
                 "/usr/bin/python3",
-                ["-c", Self.cleanSignals, "/usr/bin/timeout", "-k", "3", "60", "/usr/bin/gpsfake", "-p", "-t", "-c", "0.2",
-                 "-s", "38400", "-P", "\(port)", capture])
+                [
+                    "-c", Self.cleanSignals, "/usr/bin/timeout", "-k", "3", "60", "/usr/bin/gpsfake", "-p", "-t", "-c",
+                    "0.2",
+                    "-s", "38400", "-P", "\(port)", capture,
+                ])
             defer {
                 gpsfake.signal(SIGTERM)
                 gpsfake.wait(timeout: 10)
@@ -79,7 +82,8 @@ struct GpsdDaemonTests {
                 else { return nil }
                 return (lat, lon)
             }
-            #expect(reported.contains { abs($0.0 - latitude) < 1e-6 && abs($0.1 - longitude) < 1e-6 },
+            #expect(
+                reported.contains { abs($0.0 - latitude) < 1e-6 && abs($0.1 - longitude) < 1e-6 },
                 "\(latitude), \(longitude) not among gpsd's \(reported.count) reports")
             #expect(latitude < -37 && latitude > -38 && longitude > 175 && longitude < 176)
             let status = try daemon.cli(["status", "--json"])

@@ -38,7 +38,8 @@ import TestSupport
             let start = ContinuousClock.now
             #expect(resultObject(try socket.call("location.get", id: id, timeout: 5)) != nil)
             let elapsed = ContinuousClock.now - start
-            micros.append(Int(elapsed.components.seconds) * 1_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000_000))
+            micros.append(
+                Int(elapsed.components.seconds) * 1_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000_000))
         }
         micros.sort()
         return micros[micros.count * 99 / 100]
@@ -67,8 +68,12 @@ import TestSupport
         let floods: [(String, [UInt8], Bool)] = [
             ("garbage lines", Self.lines("this is not json", bytes: 512 << 10), true),
             // Each such line is refused whole with one short answer (RPCCodec.maximumBatchLength).
-            ("64 KiB batch lines", Self.lines("[" + Array(repeating: "1", count: 32_000).joined(separator: ",") + "]",
-                bytes: 5 << 20), false),
+            (
+                "64 KiB batch lines",
+                Self.lines(
+                    "[" + Array(repeating: "1", count: 32_000).joined(separator: ",") + "]",
+                    bytes: 5 << 20), false
+            ),
             ("batches of 64 location.get", Self.lines(batchOfGets, bytes: 5 << 20), true),
             ("pipelined location.get", Self.lines(get, bytes: 5 << 20), true),
         ]
@@ -83,8 +88,9 @@ import TestSupport
         // Everyone else is still answered while the hostile clients sit there
         // (the ratio of p99s is printed for docs/ROBUSTNESS.md, not judged: timing belongs in benchmarks).
         let floodedP99 = try Self.p99(of: polite, ids: 2000..<2400)
-        print("polite location.get p99: \(quietP99) µs alone, \(floodedP99) µs beside the hostile clients "
-            + "(ratio \(Double(floodedP99) / Double(max(1, quietP99))))")
+        print(
+            "polite location.get p99: \(quietP99) µs alone, \(floodedP99) µs beside the hostile clients "
+                + "(ratio \(Double(floodedP99) / Double(max(1, quietP99))))")
         let after = try #require(daemon.residentKiB)
         let growth = Double(after - before) / 1024
         print("daemon RSS \(before) KiB → \(after) KiB: +\(growth) MiB for \(floods.count) hostile connections")
@@ -107,7 +113,8 @@ import TestSupport
         let batch = "[" + Array(repeating: get, count: 64).joined(separator: ",") + "]\n"
         #expect(parked.sendUntilStalled(Array(String(repeating: batch, count: 20).utf8)) > 0)
         parked.waitUntilIncomingSettles()
-        #expect(parked.sendUntilStalled(Array((#"{"jsonrpc":"2.0","id":99,"method":"location.watch"}"# + "\n").utf8)) > 0)
+        #expect(
+            parked.sendUntilStalled(Array((#"{"jsonrpc":"2.0","id":99,"method":"location.watch"}"# + "\n").utf8)) > 0)
         // The watch is granted (audited) while its answer waits to be written.
         #expect(await eventually(within: .seconds(10)) { daemon.audit.contains("\"method\":\"location.watch\"") })
 
@@ -202,10 +209,13 @@ import TestSupport
         defer { daemon.finish() }
         try daemon.start()
         let waiting = try daemon.connect()
-        #expect(resultObject(try waiting.call("location.get", ["maxAge": 0.001], id: 0))?["accuracy"] as? String == "full")
+        #expect(
+            resultObject(try waiting.call("location.get", ["maxAge": 0.001], id: 0))?["accuracy"] as? String == "full")
         try waiting.sendRequest("location.get", ["maxAge": 0.001, "timeout": 30], id: 1)
         try daemon.writeConfiguration(policy: Self.rule("authorized", accuracy: "reduced"))
-        try daemon.reload { resultObject(try $0.call("authorization.status", id: 5))?["accuracy"] as? String == "reduced" }
+        try daemon.reload {
+            resultObject(try $0.call("authorization.status", id: 5))?["accuracy"] as? String == "reduced"
+        }
         let fix = resultObject(try waiting.response(id: 1, timeout: 15))
         #expect(fix?["accuracy"] as? String == "reduced")
         #expect((fix?["horizontalAccuracy"] as? Double ?? 0) >= 3000)

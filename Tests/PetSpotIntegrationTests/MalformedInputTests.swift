@@ -168,7 +168,8 @@ struct MalformedInputTests {
         let deadline = Date().addingTimeInterval(10)
         var clients = status.result?["clients"] as? Int
         while clients != 1, Date() < deadline {
-            clients = try client.callLine(#"{"jsonrpc":"2.0","id":3,"method":"daemon.status"}"#).result?["clients"] as? Int
+            clients =
+                try client.callLine(#"{"jsonrpc":"2.0","id":3,"method":"daemon.status"}"#).result?["clients"] as? Int
         }
         #expect(clients == 1)
     }

@@ -30,7 +30,9 @@ struct OutboxCrashTests {
         let firstAck = Date().timeIntervalSince(probeStart)
         probe.signal(SIGKILL)
         _ = probe.wait(timeout: 10)
-        acknowledged += probe.output().split(separator: "\n").filter { $0.hasPrefix("ACK ") }.map { String($0.dropFirst(4)) }
+        acknowledged += probe.output().split(separator: "\n").filter { $0.hasPrefix("ACK ") }.map {
+            String($0.dropFirst(4))
+        }
         // Kill points from before the first report to several reports in.
         let window = UInt32(max(0.12, 3 * firstAck) * 1_000_000)
         for round in 0..<kills {
@@ -41,15 +43,21 @@ struct OutboxCrashTests {
             usleep(delay)
             child.signal(SIGKILL)
             _ = child.wait(timeout: 10)
-            let acks = child.output().split(separator: "\n").filter { $0.hasPrefix("ACK ") }.map { String($0.dropFirst(4)) }
+            let acks = child.output().split(separator: "\n").filter { $0.hasPrefix("ACK ") }.map {
+                String($0.dropFirst(4))
+            }
             if !acks.isEmpty { killedAfterAck += 1 }
             acknowledged += acks
             if round % 40 == 39 { try await check(directory: directory, acknowledged: acknowledged, photo: photo) }
         }
         try await check(directory: directory, acknowledged: acknowledged, photo: photo)
-        print("crash consistency: first report after \(Int(firstAck * 1000)) ms; \(kills) kills, \(killedAfterAck) after at least one acknowledged report, \(acknowledged.count) acknowledged reports")
+        print(
+            "crash consistency: first report after \(Int(firstAck * 1000)) ms; \(kills) kills, \(killedAfterAck) after at least one acknowledged report, \(acknowledged.count) acknowledged reports"
+        )
         #expect(acknowledged.count > 0)
-        #expect(killedAfterAck >= kills / 4, "too few kills landed after an enqueue: the delays are too short for this machine")
+        #expect(
+            killedAfterAck >= kills / 4,
+            "too few kills landed after an enqueue: the delays are too short for this machine")
     }
 
     /// Opens the outbox as the next process would (crash leftovers removed) and checks it.
@@ -67,7 +75,9 @@ struct OutboxCrashTests {
             }
         }
         // No photo without a row (and no temporary file) once opened.
-        #expect(photos == Set(rows.map { "\($0).png" }), "photos without rows: \(photos.subtracting(rows.map { "\($0).png" }))")
+        #expect(
+            photos == Set(rows.map { "\($0).png" }),
+            "photos without rows: \(photos.subtracting(rows.map { "\($0).png" }))")
         // Every row has its photo.
         #expect(rows.count == photos.count)
     }

@@ -63,7 +63,8 @@ struct PermissionIntegrationTests {
         #expect(fix?["accuracy"] as? String == "reduced")
         #expect((fix?["horizontalAccuracy"] as? Double ?? 0) >= 3000)
         let status = try TestUsers.cli(member, ["authorization", "status", "--json", "--socket", daemon.socket])
-        #expect(((jsonObject(status.stdout)?["client"] as? [String: Any])?["groups"] as? [String])?.contains(group) == true)
+        #expect(
+            ((jsonObject(status.stdout)?["client"] as? [String: Any])?["groups"] as? [String])?.contains(group) == true)
 
         let refused = try TestUsers.cli(outsider, ["get", "--socket", daemon.socket])
         #expect(refused.status == 3)
@@ -171,7 +172,8 @@ struct PermissionIntegrationTests {
         let client = resultObject(jsonObject(status.stdout) ?? [:])?["client"] as? [String: Any]
         #expect(client?["uid"] as? Int == Int(user.uid))
         #expect(client?["gid"] as? Int == Int(user.gid))
-        let get = try TestUsers.cli(user, ["call", "location.get", "--params", "{\"uid\": 0}", "--socket", daemon.socket])
+        let get = try TestUsers.cli(
+            user, ["call", "location.get", "--params", "{\"uid\": 0}", "--socket", daemon.socket])
         #expect(errorCode(jsonObject(get.stdout) ?? [:]) == -32602)
         let plain = try TestUsers.cli(user, ["call", "location.get", "--socket", daemon.socket])
         #expect(errorCode(jsonObject(plain.stdout) ?? [:]) == -32001)

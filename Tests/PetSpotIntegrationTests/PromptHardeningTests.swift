@@ -32,7 +32,9 @@ struct PromptHardeningTests {
         print("done", flush=True)
         """#
 
-    static func runRequester(_ user: TestUsers.User, _ daemon: PolicyDaemon, connections: Int, each: Int) throws
+    static func runRequester(
+        _ user: TestUsers.User, _ daemon: PolicyDaemon, connections: Int, each: Int
+    ) throws
         -> ChildProcess
     {
         try daemon.directory.write("requester.py", Self.requester)
@@ -40,7 +42,8 @@ struct PromptHardeningTests {
             "/usr/bin/setpriv",
             TestUsers.asUser(
                 user,
-                ["/usr/bin/python3", daemon.directory.file("requester.py"), daemon.socket, "\(connections)", "\(each)"]))
+                ["/usr/bin/python3", daemon.directory.file("requester.py"), daemon.socket, "\(connections)", "\(each)"])
+        )
     }
 
     /// Item 3: 240 requests from one uid on 4 connections reach the agent as
@@ -129,8 +132,10 @@ struct PromptHardeningTests {
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(((moved["params"] as? [String: Any])?["client"] as? [String: Any])?["uid"] as? Int == Int(user.uid))
         // The stuck agent's answer to that prompt no longer counts.
-        _ = stuck.sendUntilStalled(Array(
-            (#"{"jsonrpc":"2.0","id":"# + "\(moved["id"] as? Int ?? 0)" + #","result":{"decision":"deny"}}"# + "\n").utf8))
+        _ = stuck.sendUntilStalled(
+            Array(
+                (#"{"jsonrpc":"2.0","id":"# + "\(moved["id"] as? Int ?? 0)" + #","result":{"decision":"deny"}}"# + "\n")
+                    .utf8))
         try replacement.sendJSON(["jsonrpc": "2.0", "id": moved["id"] ?? 0, "result": ["decision": "allow"]])
         #expect(requester.waitForStdout(containing: "done", timeout: 20))
         #expect(requester.output().contains("authorized"))
@@ -198,8 +203,10 @@ struct PromptHardeningTests {
             policy: "[policy]\ndefault = \"denied\"\n[[policy.rules]]\ngroup = \"\(group)\"\nstatus = \"authorized\"\n")
         defer { daemon.finish() }
         try daemon.start()
-        let status = [RepositoryPaths.executable("petspot-location"), "authorization", "status", "--json", "--socket",
-            daemon.socket]
+        let status = [
+            RepositoryPaths.executable("petspot-location"), "authorization", "status", "--json", "--socket",
+            daemon.socket,
+        ]
         let holding = try TestUsers.cli(member, Array(status.dropFirst()))
         #expect(jsonObject(holding.stdout)?["status"] as? String == "authorized", "\(holding.stdout)")
         let dropped = try ChildProcess.run(

@@ -100,7 +100,8 @@ import TestSupport
                 for index in 0..<20 {
                     let id = burst * 100 + 2 * index
                     try client.sendRequest("authorization.reset", ["uid": 0], id: id)
-                    try client.sendRequest("authorization.request", ["accuracy": index % 2 == 0 ? "full" : "reduced"], id: id + 1)
+                    try client.sendRequest(
+                        "authorization.request", ["accuracy": index % 2 == 0 ? "full" : "reduced"], id: id + 1)
                 }
                 if burst < 2 { _ = try client.response(id: burst * 100 + 39, timeout: 20) }
             }
@@ -132,9 +133,10 @@ import TestSupport
         let records = text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        #expect(records.map { $0["method"] as? String } == [
-            "location.get", "authorization.request", "location.get", "location.watch",
-        ])
+        #expect(
+            records.map { $0["method"] as? String } == [
+                "location.get", "authorization.request", "location.get", "location.watch",
+            ])
         #expect(errorReason(["error": ["data": ["reason": records[0]["reason"] ?? ""]]]) == "notDetermined")
         #expect(records[2]["source"] as? String == "simulated")
         #expect(records[2]["accuracy"] as? String == "reduced")

@@ -143,7 +143,8 @@ struct StateAndSourceHardeningTests {
         let json = try ChildProcess.run(
             RepositoryPaths.executable("petspot-location"), ["status", "--json", "--socket", daemon.socket])
         #expect(!json.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B })
-        #expect((jsonObject(json.stdout)?["source"] as? [String: Any])?["device"] as? String == source["device"] as? String)
+        #expect(
+            (jsonObject(json.stdout)?["source"] as? [String: Any])?["device"] as? String == source["device"] as? String)
     }
 
     /// Item 19: planted audit records print escaped, in text and JSON.
@@ -159,7 +160,8 @@ struct StateAndSourceHardeningTests {
         #expect(!text.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x9B })
         #expect(text.stdout.contains("exe=/tmp/x\\e]0;owned\\x07\\e[1A"), "\(text.stdout)")
         #expect(text.stdout.contains("(unreadable record) raw \\e[31m not json"))
-        let json = try ChildProcess.run(RepositoryPaths.executable("petspot-location"), ["audit", "--json", "--file", file])
+        let json = try ChildProcess.run(
+            RepositoryPaths.executable("petspot-location"), ["audit", "--json", "--file", file])
         #expect(!json.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x9B })
         let first = try #require(jsonObject(String(json.stdout.split(separator: "\n")[0])))
         #expect((first["client"] as? [String: Any])?["unit"] as? String == "evil\u{9B}2J.service")
@@ -179,13 +181,16 @@ struct StateAndSourceHardeningTests {
         // Root's denial may be in that file: root is not asked, and nothing is decided for it.
         let request = try daemon.connect().call("authorization.request")
         #expect(errorReason(request) == "promptUnavailable", "\(request)")
-        #expect(resultObject(try daemon.connect().call("authorization.status"))?["status"] as? String == "notDetermined")
-        let decisions = try #require(resultObject(try daemon.connect().call("daemon.status"))?["decisions"] as? [String: Any])
+        #expect(
+            resultObject(try daemon.connect().call("authorization.status"))?["status"] as? String == "notDetermined")
+        let decisions = try #require(
+            resultObject(try daemon.connect().call("daemon.status"))?["decisions"] as? [String: Any])
         #expect(decisions["state"] as? String == "quarantined")
         let movedTo = try #require(decisions["movedTo"] as? String)
         #expect(movedTo.hasPrefix(daemon.decisionsFile + ".corrupt-"))
         #expect(try String(contentsOfFile: movedTo, encoding: .utf8) == corrupt)
-        #expect(!FileManager.default.fileExists(atPath: daemon.decisionsFile), "the store was written while quarantined")
+        #expect(
+            !FileManager.default.fileExists(atPath: daemon.decisionsFile), "the store was written while quarantined")
         let status = try ChildProcess.run(
             RepositoryPaths.executable("petspot-location"), ["status", "--socket", daemon.socket])
         #expect(status.stdout.contains("remembered decisions QUARANTINED"), "\(status.stdout)")
@@ -195,7 +200,8 @@ struct StateAndSourceHardeningTests {
         try #"{"version":1,"decisions":{"0":{"status":"denied"}}}"#.write(
             toFile: daemon.decisionsFile, atomically: false, encoding: .utf8)
         try daemon.reload { socket in
-            (resultObject(try socket.call("daemon.status"))?["decisions"] as? [String: Any])?["state"] as? String == "ok"
+            (resultObject(try socket.call("daemon.status"))?["decisions"] as? [String: Any])?["state"] as? String
+                == "ok"
         }
         let restored = try #require(resultObject(try daemon.connect().call("authorization.status")))
         #expect(restored["status"] as? String == "denied")
@@ -232,7 +238,8 @@ struct StateAndSourceHardeningTests {
             symlink(daemon.directory.file("elsewhere"), state)
             expected = "is a symbolic link"
         }
-        let run = try ChildProcess.run(RepositoryPaths.executable("petspot-locationd"), ["--config", daemon.configPath])
+        let run = try ChildProcess.run(
+            RepositoryPaths.executable("petspot-locationd"), ["--config", daemon.configPath])
         #expect(run.status == 1)
         #expect(run.stderr.contains(state) && run.stderr.contains(expected), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: daemon.socket))
@@ -268,9 +275,12 @@ struct StateAndSourceHardeningTests {
         defer { demo.terminate() }
         #expect(demo.waitForStderr(containing: "serving", timeout: 30))
         let line = try #require(demo.errors().split(separator: "\n").first { $0.contains("serving") })
-        let socket = try #require(line.split(separator: " ").first { $0.hasPrefix("socket=") }).dropFirst("socket=".count)
+        let socket = try #require(line.split(separator: " ").first { $0.hasPrefix("socket=") }).dropFirst(
+            "socket=".count)
         let folder = String(socket[..<socket.lastIndex(of: "/")!])
-        #expect(folder.hasPrefix(directory.file("petspot-demo.")) && folder.count == directory.file("petspot-demo.").count + 6)
+        #expect(
+            folder.hasPrefix(directory.file("petspot-demo."))
+                && folder.count == directory.file("petspot-demo.").count + 6)
         var info = stat()
         #expect(lstat(folder, &info) == 0 && info.st_mode & 0o777 == 0o700 && info.st_uid == geteuid())
         let answer = try RawSocket(path: String(socket)).call("location.get")
@@ -294,12 +304,14 @@ struct StateAndSourceHardeningTests {
         #expect(try TestUsers.cli(user, ["authorization", "request", "--socket", daemon.socket]).status == 0)
         #expect(try String(contentsOfFile: daemon.decisionsFile, encoding: .utf8).contains("\"\(user.uid)\""))
         // Not an admin: refused (exit 3), nothing forgotten.
-        let refused = try TestUsers.cli(user, ["authorization", "reset", "--uid", "\(user.uid)", "--socket", daemon.socket])
+        let refused = try TestUsers.cli(
+            user, ["authorization", "reset", "--uid", "\(user.uid)", "--socket", daemon.socket])
         #expect(refused.status == 3, "\(refused.stderr)")
         #expect(refused.stderr.contains("forbidden"))
         #expect(try TestUsers.cli(user, ["authorization", "status", "--socket", daemon.socket]).status == 0)
         // Root, by name.
-        let reset = try ChildProcess.run(cli, ["authorization", "reset", "--user", user.name, "--socket", daemon.socket])
+        let reset = try ChildProcess.run(
+            cli, ["authorization", "reset", "--user", user.name, "--socket", daemon.socket])
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(reset.stdout.contains("uid \(user.uid)"))
         #expect(try !String(contentsOfFile: daemon.decisionsFile, encoding: .utf8).contains("\"\(user.uid)\""))
@@ -307,9 +319,12 @@ struct StateAndSourceHardeningTests {
         #expect(after.status == 3 && after.stdout.hasPrefix("notDetermined"), "\(after.stdout)")
         // By uid, then usage errors.
         #expect(try TestUsers.cli(user, ["authorization", "request", "--socket", daemon.socket]).status == 0)
-        #expect(try ChildProcess.run(cli, ["authorization", "reset", "--uid", "\(user.uid)", "--socket", daemon.socket]).status == 0)
+        #expect(
+            try ChildProcess.run(cli, ["authorization", "reset", "--uid", "\(user.uid)", "--socket", daemon.socket])
+                .status == 0)
         #expect(try TestUsers.cli(user, ["authorization", "status", "--socket", daemon.socket]).status == 3)
-        let unknown = try ChildProcess.run(cli, ["authorization", "reset", "--user", "nosuchuser-ps", "--socket", daemon.socket])
+        let unknown = try ChildProcess.run(
+            cli, ["authorization", "reset", "--user", "nosuchuser-ps", "--socket", daemon.socket])
         #expect(unknown.status == 1 && unknown.stderr.contains("no user named nosuchuser-ps"))
         let neither = try ChildProcess.run(cli, ["authorization", "reset", "--socket", daemon.socket])
         #expect(neither.status == 1 && neither.stderr.contains("exactly one of --uid"))

@@ -71,30 +71,51 @@ struct KioskConfigurationLoaderTests {
     static let invalid: [(String, [String])] = [
         ("[kiosk]\nlisten = \"127.0.0.1:8080\"\nidel_reset = 5\n", ["line 3: kiosk.idel_reset: unknown key"]),
         ("[kioks]\n", ["line 1: kioks: unknown key"]),
-        ("# comment\n\n[delivery]\nendpoint = \"https://x.example\"\ntoken_file = \"t\"\ntoken = \"abc\"\n",
-         ["line 6: delivery.token: unknown key"]),
-        ("[delivery]\nendpoint = \"http://backend.example\"\ntoken_file = \"t\"\n",
-         ["line 2: delivery.endpoint: must be https:// (plain http:// only to a loopback host: the token would travel in clear), found \"http://backend.example\""]),
-        ("[delivery]\ntoken_file = \"t\"\n",
-         ["line 1: delivery.endpoint: is required in [delivery] (the backend's base URL)"]),
-        ("[delivery]\nendpoint = \"ftp://x\"\ntoken_file = \"t\"\nmax_in_flight = 0\nretention = -1\n", [
-            "line 2: delivery.endpoint: must be an https:// URL, found \"ftp://x\"",
-            "line 5: delivery.retention: must be greater than 0 and at most 31622400 seconds, found -1.0",
-            "line 4: delivery.max_in_flight: must be in 1...16, found 0",
-        ]),
-        ("[delivery]\nendpoint = \"https://u:p@x.example\"\ntoken_file = \"t\"\n",
-         ["line 2: delivery.endpoint: must not carry credentials (use token_file), found \"https://u:p@x.example\""]),
-        ("[kiosk]\nlisten = \"localhost\"\nlanguage = \"de\"\n", [
-            "line 2: kiosk.listen: must be HOST:PORT (port 1-65535), found \"localhost\"",
-            "line 3: kiosk.language: must be one of \"en\", \"pl\", found \"de\"",
-        ]),
-        ("[location]\ngps_timeout = 301\n",
-         ["line 2: location.gps_timeout: must be greater than 0 and at most 300 seconds, found 301.0"]),
+        (
+            "# comment\n\n[delivery]\nendpoint = \"https://x.example\"\ntoken_file = \"t\"\ntoken = \"abc\"\n",
+            ["line 6: delivery.token: unknown key"]
+        ),
+        (
+            "[delivery]\nendpoint = \"http://backend.example\"\ntoken_file = \"t\"\n",
+            [
+                "line 2: delivery.endpoint: must be https:// (plain http:// only to a loopback host: the token would travel in clear), found \"http://backend.example\""
+            ]
+        ),
+        (
+            "[delivery]\ntoken_file = \"t\"\n",
+            ["line 1: delivery.endpoint: is required in [delivery] (the backend's base URL)"]
+        ),
+        (
+            "[delivery]\nendpoint = \"ftp://x\"\ntoken_file = \"t\"\nmax_in_flight = 0\nretention = -1\n",
+            [
+                "line 2: delivery.endpoint: must be an https:// URL, found \"ftp://x\"",
+                "line 5: delivery.retention: must be greater than 0 and at most 31622400 seconds, found -1.0",
+                "line 4: delivery.max_in_flight: must be in 1...16, found 0",
+            ]
+        ),
+        (
+            "[delivery]\nendpoint = \"https://u:p@x.example\"\ntoken_file = \"t\"\n",
+            ["line 2: delivery.endpoint: must not carry credentials (use token_file), found \"https://u:p@x.example\""]
+        ),
+        (
+            "[kiosk]\nlisten = \"localhost\"\nlanguage = \"de\"\n",
+            [
+                "line 2: kiosk.listen: must be HOST:PORT (port 1-65535), found \"localhost\"",
+                "line 3: kiosk.language: must be one of \"en\", \"pl\", found \"de\"",
+            ]
+        ),
+        (
+            "[location]\ngps_timeout = 301\n",
+            ["line 2: location.gps_timeout: must be greater than 0 and at most 300 seconds, found 301.0"]
+        ),
         ("[outbox]\npath = 3\n", ["line 2: outbox.path: expected a string, found an integer"]),
-        ("[delivery]\nendpoint = \"\"\"\nhttps://x\n\"\"\"\ntoken_file = \"t\"\nbogus = 1\n", [
-            "line 2: delivery.endpoint: must be a base URL without query, fragment or spaces, found \"https://x\n\"",
-            "line 6: delivery.bogus: unknown key",
-        ]),
+        (
+            "[delivery]\nendpoint = \"\"\"\nhttps://x\n\"\"\"\ntoken_file = \"t\"\nbogus = 1\n",
+            [
+                "line 2: delivery.endpoint: must be a base URL without query, fragment or spaces, found \"https://x\n\"",
+                "line 6: delivery.bogus: unknown key",
+            ]
+        ),
     ]
 
     @Test(arguments: 0..<invalid.count)

@@ -11,7 +11,8 @@ import Testing
 struct AdminStatusTests {
     @Test(arguments: [
         ("127.0.0.1", true), ("127.200.3.4", true), ("::1", true), ("::ffff:127.0.0.1", true),
-        ("192.168.1.5", false), ("10.0.0.1", false), ("128.0.0.1", false), ("2001:db8::1", false), ("::ffff:10.0.0.1", false),
+        ("192.168.1.5", false), ("10.0.0.1", false), ("128.0.0.1", false), ("2001:db8::1", false),
+        ("::ffff:10.0.0.1", false),
     ])
     func onlyLoopbackPeersMaySeeIt(address: String, allowed: Bool) throws {
         #expect(AdminAccess.allows(try SocketAddress(ipAddress: address, port: 50_000)) == allowed)
@@ -36,7 +37,8 @@ struct AdminStatusTests {
     /// A real report goes through the flow into a real outbox; the status page on a loopback
     /// connection counts it and shows none of what the visitor typed.
     @Test func aSubmittedReportIsCountedAndNothingPersonalIsShown() async throws {
-        let outboxDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID().uuidString)")
+        let outboxDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "admin-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: outboxDirectory) }
         let outbox = try Outbox.open(directory: outboxDirectory.path)
         defer { try? outbox.close() }
@@ -56,8 +58,10 @@ struct AdminStatusTests {
             try await browser.post("/report/details", [("action", "continue")] + KioskFlowTests.validDetails)
             let submitted = try await browser.post(
                 "/report/contact",
-                [("action", "submit"), ("phone", "+48 600 123 456"), ("email", "anna@example.com"),
-                 ("caregiverPhone", "501502503"), ("address", "Ogrodowa 7")])
+                [
+                    ("action", "submit"), ("phone", "+48 600 123 456"), ("email", "anna@example.com"),
+                    ("caregiverPhone", "501502503"), ("address", "Ogrodowa 7"),
+                ])
             #expect(submitted.headers[.location] == "/report/thanks")
 
             let page = try await client.execute(uri: "/admin/status", method: .get)
@@ -66,10 +70,14 @@ struct AdminStatusTests {
             #expect(page.headers[.cacheControl] == "no-store")
             #expect(page.html.contains("id=\"admin.pending\">1<"))
             #expect(page.html.contains("id=\"admin.rejected\">0<"))
-            for personal in ["600 123 456", "anna@example.com", "501502503", "Ogrodowa", "Rex", "Beagle", "123456789012345", "52.2297"] {
+            for personal in [
+                "600 123 456", "anna@example.com", "501502503", "Ogrodowa", "Rex", "Beagle", "123456789012345",
+                "52.2297",
+            ] {
                 #expect(!page.html.contains(personal), "the status page shows \(personal)")
             }
-            let json = try await client.execute(uri: "/admin/status", method: .get, headers: [.accept: "application/json"])
+            let json = try await client.execute(
+                uri: "/admin/status", method: .get, headers: [.accept: "application/json"])
             #expect(json.headers[.contentType] == "application/json")
             let summary = try JSONDecoder.iso8601.decode(OutboxSummary.self, from: Data(String(buffer: json.body).utf8))
             #expect(summary.pending == 1 && summary.delivered == 0)
@@ -77,12 +85,15 @@ struct AdminStatusTests {
     }
 
     @Test func anUnreadableOutboxIsSaidSo() async throws {
-        let harness = try await KioskHarness(stationStatus: { StationStatus(outbox: .failure(.init(reason: "disk on fire"))) })
+        let harness = try await KioskHarness(stationStatus: {
+            StationStatus(outbox: .failure(.init(reason: "disk on fire")))
+        })
         try await harness.run(.live) { client in
             let page = try await client.execute(uri: "/admin/status", method: .get)
             #expect(page.status == .ok)
             #expect(page.html.contains("id=\"admin.problem\">disk on fire<"))
-            let json = try await client.execute(uri: "/admin/status", method: .get, headers: [.accept: "application/json"])
+            let json = try await client.execute(
+                uri: "/admin/status", method: .get, headers: [.accept: "application/json"])
             #expect(json.status == .serviceUnavailable)
         }
     }

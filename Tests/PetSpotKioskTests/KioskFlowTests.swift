@@ -44,7 +44,9 @@ struct KioskFlowTests {
         let harness = try await KioskHarness()
         try await harness.run { client in
             let browser = Browser(client)
-            for response in [try await browser.get("/"), try await browser.post("/start"), try await browser.get("/nowhere")] {
+            for response in [
+                try await browser.get("/"), try await browser.post("/start"), try await browser.get("/nowhere"),
+            ] {
                 #expect(response.headers[.cacheControl] == "no-store")
                 let policy = try #require(response.headers[.contentSecurityPolicy])
                 #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"))
@@ -83,7 +85,10 @@ struct KioskFlowTests {
             let page = try await browser.follow(try await browser.post("/report/photo/continue"))
             #expect(page.html.contains("id=\"reportFound.toast\""))
             #expect(page.html.contains("Photo is mandatory"))
-            #expect(page.html.contains("aria-invalid=\"true\" aria-describedby=\"animalPhoto.fileInput.hint animalPhoto.fileInput.error\""))
+            #expect(
+                page.html.contains(
+                    "aria-invalid=\"true\" aria-describedby=\"animalPhoto.fileInput.hint animalPhoto.fileInput.error\"")
+            )
         }
     }
 
@@ -120,7 +125,8 @@ struct KioskFlowTests {
             try await browser.post("/start")
             var big = Images.png
             big.append(Data(count: KioskLimits.photoBytes + 1))
-            let page = try await browser.follow(try await browser.upload("/report/photo", fileName: "big.png", data: big))
+            let page = try await browser.follow(
+                try await browser.upload("/report/photo", fileName: "big.png", data: big))
             #expect(page.html.contains("The photo is too large (at most 10 MB)"))
             #expect(harness.draftFiles.isEmpty)
         }
@@ -144,7 +150,8 @@ struct KioskFlowTests {
             #expect(
                 html.contains(
                     "id=\"animalDescription.latitudeTextField.input\" name=\"latitude\" type=\"text\" value=\"91\""))
-            #expect(html.contains("aria-invalid=\"true\" aria-describedby=\"animalDescription.latitudeTextField.error\""))
+            #expect(
+                html.contains("aria-invalid=\"true\" aria-describedby=\"animalDescription.latitudeTextField.error\""))
             #expect(html.contains("<p class=\"error\" id=\"animalDescription.latitudeTextField.error\">"))
             #expect(html.contains("aria-describedby=\"animalDescription.speciesDropdown.error\""))
         }
@@ -175,7 +182,8 @@ struct KioskFlowTests {
         fix.accuracy = .reduced
         fix.horizontalAccuracy = 3000
         let location = StubLocation(
-            state: .success(AuthorizationState(status: .authorized, accuracy: .reduced, decidedBy: .rule)), fix: .success(fix))
+            state: .success(AuthorizationState(status: .authorized, accuracy: .reduced, decidedBy: .rule)),
+            fix: .success(fix))
         let harness = try await KioskHarness(location: location)
         try await harness.run { client in
             let browser = Browser(client)
@@ -221,7 +229,8 @@ struct KioskFlowTests {
             try await browser.post("/report/details", [("action", "gps")])
             let page = try await browser.get("/report/details?alert=settings")
             #expect(page.html.contains("Location is restricted"))
-            #expect(page.html.contains("[[policy.rules]]") && page.html.contains("sudo systemctl reload petspot-locationd"))
+            #expect(
+                page.html.contains("[[policy.rules]]") && page.html.contains("sudo systemctl reload petspot-locationd"))
         }
     }
 

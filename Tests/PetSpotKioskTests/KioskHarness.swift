@@ -17,7 +17,8 @@ struct StubLocation: LocationService {
         source: .static)
 
     static let authorized = StubLocation(
-        state: .success(AuthorizationState(status: .authorized, accuracy: .full, decidedBy: .rule)), fix: .success(warsaw))
+        state: .success(AuthorizationState(status: .authorized, accuracy: .full, decidedBy: .rule)),
+        fix: .success(warsaw))
 
     func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix { try fix.get() }
     func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
@@ -59,9 +60,11 @@ struct KioskHarness {
     let app: Application<RouterResponder<KioskRequestContext>>
     let settings: KioskSettings
 
-    init(location: any LocationService = StubLocation.authorized, idleReset: Duration = .seconds(120),
-         language: KioskSettings.Language = .en, reports: (any FoundPetReportSink)? = nil,
-         stationStatus: (@Sendable () async -> StationStatus)? = nil) async throws {
+    init(
+        location: any LocationService = StubLocation.authorized, idleReset: Duration = .seconds(120),
+        language: KioskSettings.Language = .en, reports: (any FoundPetReportSink)? = nil,
+        stationStatus: (@Sendable () async -> StationStatus)? = nil
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var settings = KioskSettings()
@@ -80,7 +83,9 @@ struct KioskHarness {
 
     /// Runs `body` against the app, then removes the temporary directory.
     /// - Parameter mode: `.router` (in-process, no peer address) or `.live` (a real server on loopback).
-    func run(_ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void)
+    func run(
+        _ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    )
         async throws
     {
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -113,7 +118,9 @@ final class Browser: Sendable {
 
     /// POST a urlencoded form with this visit's CSRF token (unless `token` says otherwise).
     @discardableResult
-    func post(_ path: String, _ fields: [(String, String)] = [], token: String? = nil, headers: HTTPFields = [:])
+    func post(
+        _ path: String, _ fields: [(String, String)] = [], token: String? = nil, headers: HTTPFields = [:]
+    )
         async throws -> TestResponse
     {
         var headers = headers
@@ -127,7 +134,8 @@ final class Browser: Sendable {
     func upload(_ path: String, fileName: String, data: Data, token: String? = nil) async throws -> TestResponse {
         let boundary = "----kiosk-test-\(UUID().uuidString)"
         var body = Data()
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n\(token ?? csrf)\r\n".utf8))
+        body.append(
+            Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n\(token ?? csrf)\r\n".utf8))
         body.append(
             Data(
                 "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"\(fileName)\"\r\nContent-Type: application/octet-stream\r\n\r\n"
@@ -151,7 +159,9 @@ final class Browser: Sendable {
         return response
     }
 
-    private func send(_ path: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws
+    private func send(
+        _ path: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?
+    ) async throws
         -> TestResponse
     {
         var headers = headers

@@ -18,7 +18,9 @@ struct KioskIdleResetTests {
             let page = try await browser.get("/report/photo")
             // The prompt 20 s before the reset; without JavaScript a refresh leads to /still-there.
             #expect(page.html.contains("data-idle-prompt=\"100\" data-idle-reset=\"120\""))
-            #expect(page.html.contains("<noscript><meta http-equiv=\"refresh\" content=\"100;url=/still-there\"></noscript>"))
+            #expect(
+                page.html.contains(
+                    "<noscript><meta http-equiv=\"refresh\" content=\"100;url=/still-there\"></noscript>"))
             harness.clock.advance(.seconds(105))
             let prompt = try await browser.get("/still-there")
             #expect(prompt.html.contains("Still there?") && prompt.html.contains("cleared in 15 seconds"))
@@ -59,7 +61,8 @@ struct KioskIdleResetTests {
             try await KioskFlowTests.toDetails(browser)
             let oldToken = browser.csrf
             harness.clock.advance(.seconds(31))
-            let stale = try await browser.post("/report/details", [("action", "continue"), ("race", "Beagle")], token: oldToken)
+            let stale = try await browser.post(
+                "/report/details", [("action", "continue"), ("race", "Beagle")], token: oldToken)
             #expect(stale.status == .forbidden)
             #expect(stale.html.contains("This page has expired"))
             #expect(harness.draftFiles.isEmpty)
@@ -67,7 +70,8 @@ struct KioskIdleResetTests {
     }
 
     @Test func theSweeperEndsVisitsWithoutAnyRequest() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-sweep-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-sweep-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = VisitStore(idleReset: .milliseconds(300), draftsBase: directory)
         let visit = await store.open(language: .en)
@@ -86,7 +90,8 @@ struct KioskIdleResetTests {
     }
 
     @Test func draftsLeftByAnEarlierRunAreDeletedAtStart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-leftover-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-leftover-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let leftover = directory.appendingPathComponent("PetSpot/ReportFoundPet/\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
@@ -97,7 +102,8 @@ struct KioskIdleResetTests {
     }
 
     @Test func theStoreHoldsABoundedNumberOfVisits() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bound-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-bound-\(UUID().uuidString)")
         let store = VisitStore(idleReset: .seconds(120), draftsBase: directory, maximumVisits: 3)
         for _ in 0..<10 { _ = await store.open(language: .en) }
         #expect(await store.count == 3)
@@ -114,7 +120,8 @@ struct KioskLanguageTests {
             #expect(polish.html.contains("<html lang=\"pl\">") && polish.html.contains("Znalazłeś zwierzę?"))
             try await browser.post("/start")
             let errors = try await browser.follow(try await browser.post("/report/photo/continue"))
-            #expect(errors.html.contains("Zdjęcie jest wymagane") && errors.html.contains("Popraw pola zaznaczone poniżej"))
+            #expect(
+                errors.html.contains("Zdjęcie jest wymagane") && errors.html.contains("Popraw pola zaznaczone poniżej"))
             let switched = try await browser.post("/language", [("lang", "en"), ("return", "/report/photo")])
             #expect(switched.headers[.location] == "/report/photo")
             #expect(try await browser.get("/report/photo").html.contains("Upload a clear photo of the pet you found."))
@@ -173,8 +180,11 @@ struct KioskFormTests {
     }
 
     @Test func fieldIdsFollowTheSeedsScheme() {
-        #expect(FieldView.errorID("animalDescription.latitudeTextField.input") == "animalDescription.latitudeTextField.error")
-        #expect(FieldView.hintID("contactInformation.addressTextArea.input") == "contactInformation.addressTextArea.hint")
+        #expect(
+            FieldView.errorID("animalDescription.latitudeTextField.input")
+                == "animalDescription.latitudeTextField.error")
+        #expect(
+            FieldView.hintID("contactInformation.addressTextArea.input") == "contactInformation.addressTextArea.hint")
     }
 
     @Test func sizesAreShownInKilobytesOrMegabytes() {

@@ -80,7 +80,9 @@ struct LocationClientTests {
             (#"default = "notDetermined""#, .notDetermined, .notDetermined, .default),
             ("[[policy.rules]]\nuid = \(getuid())\nstatus = \"restricted\"", .restricted, .restricted, .rule),
         ])
-    func refusals(policy: String, error: LocationError, status: AuthorizationStatus, origin: DecisionOrigin)
+    func refusals(
+        policy: String, error: LocationError, status: AuthorizationStatus, origin: DecisionOrigin
+    )
         async throws
     {
         try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in

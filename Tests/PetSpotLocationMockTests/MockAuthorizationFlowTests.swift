@@ -12,7 +12,10 @@ import Testing
         source: .simulated)
 
     @Test(arguments: [
-        (MockLocationService.PromptAnswer.allow(.full), AuthorizationStatus.authorized, AccuracyAuthorization?.some(.full)),
+        (
+            MockLocationService.PromptAnswer.allow(.full), AuthorizationStatus.authorized,
+            AccuracyAuthorization?.some(.full)
+        ),
         (.allow(.reduced), .authorized, .reduced),
         (.deny, .denied, nil),
         (.restrict, .restricted, nil),

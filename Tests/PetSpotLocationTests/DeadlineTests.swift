@@ -45,7 +45,9 @@ struct DeadlineTests {
     }
 
     @Test func aDeadlineAlreadyPastStillRunsTheHandler() async {
-        let value = await withDeadline(.now - .seconds(1)) { 7 } operation: {
+        let value = await withDeadline(.now - .seconds(1)) {
+            7
+        } operation: {
             try? await Task.sleep(for: .seconds(60))
             return 42
         }

@@ -87,7 +87,8 @@ struct OutboxDeliveryStateTests {
 
         let week = 7 * 86_400.0
         #expect(try await outbox.purgeDelivered(before: t0.addingTimeInterval(-1), now: t0) == 0)
-        #expect(try await outbox.purgeDelivered(before: t0.addingTimeInterval(1), now: t0.addingTimeInterval(week)) == 1)
+        #expect(
+            try await outbox.purgeDelivered(before: t0.addingTimeInterval(1), now: t0.addingTimeInterval(week)) == 1)
         let purged = try #require(try await outbox.stored(ids[0]))
         #expect(purged.announcement == nil && purged.stationOnly == nil && purged.photoFile == nil)
         #expect(!work.photos().contains("\(ids[0]).png"))
@@ -109,9 +110,12 @@ struct OutboxDeliveryStateTests {
         try await outbox.markRejected(first.id, status: 400, error: "HTTP 400", at: t0)
 
         let retried = try await outbox.retry(String(ids[0].prefix(8)), now: t0.addingTimeInterval(5))
-        #expect(retried.state == .pending && retried.nextAttemptAt == t0.addingTimeInterval(5) && retried.rejectedAt == nil)
+        #expect(
+            retried.state == .pending && retried.nextAttemptAt == t0.addingTimeInterval(5) && retried.rejectedAt == nil)
         #expect(try await outbox.claimNext(now: t0.addingTimeInterval(5))?.id == first.id)
-        await #expect(throws: OutboxError.notAllowed("report \(ids[0]) is being delivered right now; try again in a moment")) {
+        await #expect(
+            throws: OutboxError.notAllowed("report \(ids[0]) is being delivered right now; try again in a moment")
+        ) {
             try await outbox.discard(ids[0])
         }
         try await outbox.markDelivered(first.id, status: 201, reference: nil, note: nil, at: t0)

@@ -24,7 +24,9 @@ struct OutboxWorkspace {
         ReportFixtures.report(createdAt: createdAt, photoBytes: photoBytes.count)
     }
 
-    func photos() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: directory + "/photos"))?.sorted() ?? [] }
+    func photos() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory + "/photos"))?.sorted() ?? []
+    }
 }
 
 @Suite("Outbox: queue, durability, crash leftovers, import, corruption")
@@ -40,7 +42,10 @@ struct OutboxTests {
         let stored = try #require(try await outbox.stored(key))
         #expect(stored.announcement == (try FoundPetAnnouncement(report).jsonData()))
         let stationOnly = try JSONDecoder().decode(FoundPetStationOnlyData.self, from: try #require(stored.stationOnly))
-        #expect(stationOnly == FoundPetStationOnlyData(caregiverPhone: ReportFixtures.caregiverPhone, address: ReportFixtures.address))
+        #expect(
+            stationOnly
+                == FoundPetStationOnlyData(
+                    caregiverPhone: ReportFixtures.caregiverPhone, address: ReportFixtures.address))
         #expect(work.photos() == ["\(key).png"])
         #expect(FileManager.default.contents(atPath: "\(work.directory)/photos/\(key).png") == Data(work.photoBytes))
         let entries = try await outbox.entries()
@@ -72,7 +77,8 @@ struct OutboxTests {
         let report = work.report()
         try await outbox.enqueue(report: report, photoFile: work.photoPath)
         try outbox.close()
-        try ReportFixtures.write([1, 2, 3], to: work.directory + "/photos", name: "\(UUID().uuidString.lowercased()).png")
+        try ReportFixtures.write(
+            [1, 2, 3], to: work.directory + "/photos", name: "\(UUID().uuidString.lowercased()).png")
         try ReportFixtures.write([1, 2, 3], to: work.directory + "/photos", name: ".tmp-x.png")
         let reopened = try work.open()
         #expect(reopened.openingNotes == [.removedOrphanPhotos(count: 2)])
@@ -95,7 +101,8 @@ struct OutboxTests {
 
         let outbox = try work.open()
         #expect(outbox.openingNotes.first == .imported(count: 2))
-        #expect(outbox.openingNotes.contains { if case .importFailed(file: "junk.json", _) = $0 { true } else { false } })
+        #expect(
+            outbox.openingNotes.contains { if case .importFailed(file: "junk.json", _) = $0 { true } else { false } })
         let entries = try await outbox.entries()
         #expect(entries.map(\.id) == [older, newer].map { $0.id.uuidString.lowercased() })
         let left = try FileManager.default.contentsOfDirectory(atPath: work.directory).sorted()
@@ -128,7 +135,8 @@ struct OutboxTests {
         try bytes.write(to: URL(fileURLWithPath: database))
 
         let reopened = try work.open()
-        guard case .movedCorruptDatabaseAside(let movedDatabase, let movedPhotos, _) = reopened.openingNotes.first else {
+        guard case .movedCorruptDatabaseAside(let movedDatabase, let movedPhotos, _) = reopened.openingNotes.first
+        else {
             Issue.record("not moved aside: \(reopened.openingNotes)")
             return
         }
@@ -153,7 +161,8 @@ struct OutboxTests {
         defer { scratch.remove() }
         let mountPoint = scratch.file("disk")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        guard (try? ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]))?.status == 0 else {
+        guard (try? ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]))?.status == 0
+        else {
             print("aFullDiskLeavesNothingHalfWritten: skipped (cannot mount a small tmpfs here)")
             return
         }

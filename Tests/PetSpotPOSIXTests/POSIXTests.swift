@@ -129,7 +129,8 @@ import Testing
     }
 
     @Test func connectsToAListeningSocket() throws {
-        let directory = try #require(mkdtemp(strdup(NSTemporaryDirectory() + "unix-XXXXXX")).map { String(cString: $0) })
+        let directory = try #require(
+            mkdtemp(strdup(NSTemporaryDirectory() + "unix-XXXXXX")).map { String(cString: $0) })
         let path = directory + "/s"
         defer {
             unlink(path)
@@ -147,10 +148,11 @@ import Testing
 }
 
 @Suite struct PathNameTests {
-    @Test(arguments: [
-        ("/var/lib/x/file", "/var/lib/x", "file"), ("/file", "/", "file"), ("file", nil, "file"),
-        ("dir/file", "dir", "file"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("/var/lib/x/file", "/var/lib/x", "file"), ("/file", "/", "file"), ("file", nil, "file"),
+            ("dir/file", "dir", "file"),
+        ] as [(String, String?, String)])
     func directoryAndName(path: String, directory: String?, name: String) {
         #expect(PathName.directory(of: path) == directory)
         #expect(PathName.name(of: path) == name)

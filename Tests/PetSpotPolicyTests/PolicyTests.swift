@@ -76,12 +76,14 @@ private let anonymous = ClientIdentity(uid: 1002, gid: 1002, pid: 43)
 
     static let cases: [Case] = [
         Case(
-            name: "first match wins", policy: Policy(rules: [
+            name: "first match wins",
+            policy: Policy(rules: [
                 PolicyRule(group: "video", status: .restricted),
                 PolicyRule(user: "kiosk", status: .authorized),
             ]), identity: kiosk, status: .restricted, origin: .rule),
         Case(
-            name: "later rule when first does not match", policy: Policy(rules: [
+            name: "later rule when first does not match",
+            policy: Policy(rules: [
                 PolicyRule(user: "other", status: .restricted),
                 PolicyRule(user: "kiosk", status: .authorized, accuracy: .reduced),
             ]), identity: kiosk, status: .authorized, accuracy: .reduced, origin: .rule),

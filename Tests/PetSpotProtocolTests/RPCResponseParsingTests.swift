@@ -18,8 +18,12 @@ import Testing
     }
 
     @Test func anErrorIsAResponse() {
-        let parsed = Self.parse(#"{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"no","data":{"reason":"x"}}}"#)
-        #expect(parsed == .response(RPCResponse(id: "a", outcome: .failure(RPCError(code: -32000, message: "no", reason: "x")))))
+        let parsed = Self.parse(
+            #"{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"no","data":{"reason":"x"}}}"#)
+        #expect(
+            parsed
+                == .response(
+                    RPCResponse(id: "a", outcome: .failure(RPCError(code: -32000, message: "no", reason: "x")))))
     }
 
     @Test(arguments: [

@@ -34,13 +34,16 @@ struct UpdateNotificationTests {
                 params: ["subscription": .number(Double(subscription)), "fix": WireCoding.encode(fix, at: Self.now)]))
         #expect(String(decoding: spliced, as: UTF8.self) == whole)
         #expect(notification.maximumLineLength >= spliced.count)
-        #expect(notification.message(subscription: subscription, at: Self.now) == (try JSONValue.parse(bytes: whole.utf8.dropLast())))
+        #expect(
+            notification.message(subscription: subscription, at: Self.now)
+                == (try JSONValue.parse(bytes: whole.utf8.dropLast())))
     }
 
     @Test func theAgeIsMeasuredWhenEachLineIsWritten() throws {
         let fix = Self.fixes[0]
         let notification = UpdateNotification(fix: fix)
-        let later = String(decoding: notification.line(subscription: 1, at: Self.now + .milliseconds(2250)), as: UTF8.self)
+        let later = String(
+            decoding: notification.line(subscription: 1, at: Self.now + .milliseconds(2250)), as: UTF8.self)
         #expect(later.contains(#""age":2.25,"#))
         #expect(later.hasSuffix(#","subscription":1}}"# + "\n"))
         // Unstamped again, a line measures its age when written.

@@ -179,7 +179,8 @@ private func fullFix() -> LocationFix {
     }
 
     @Test func authorizationStatesOnTheWire() {
-        #expect(AuthorizationStatus.allCases.map(\.rawValue) == ["notDetermined", "authorized", "denied", "restricted"])
+        #expect(
+            AuthorizationStatus.allCases.map(\.rawValue) == ["notDetermined", "authorized", "denied", "restricted"])
         #expect(AccuracyAuthorization.allCases.map(\.rawValue) == ["full", "reduced"])
     }
 

@@ -70,9 +70,10 @@ struct DescriptionFormTests {
         details.description.date = Self.today
         details.description.species = .rabbit
         details.description.gender = .female
-        #expect(details.validate(today: Self.today).map(\.message) == [
-            "Fill in latitude", "Fill in longitude",
-        ])
+        #expect(
+            details.validate(today: Self.today).map(\.message) == [
+                "Fill in latitude", "Fill in longitude",
+            ])
         details.description.latitudeText = "52.1"
         details.description.longitudeText = "21,2"
         details.petName = String(repeating: "p", count: 101)
@@ -87,7 +88,8 @@ struct DescriptionFormTests {
     }
 
     @Test func contactFormReturnsEveryError() {
-        let contact = ContactForm(phone: "12", email: "x", caregiverPhone: "1", address: String(repeating: "a", count: 501))
+        let contact = ContactForm(
+            phone: "12", email: "x", caregiverPhone: "1", address: String(repeating: "a", count: 501))
         #expect(contact.validate().map(\.field) == [.phone, .email, .caregiverPhone, .address])
         #expect(ContactForm(phone: "600123456", email: "a@b.pl").validate().isEmpty)
     }

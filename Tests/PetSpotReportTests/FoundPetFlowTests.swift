@@ -47,7 +47,8 @@ struct FoundPetFlowTests {
         #expect(flow.step == .contact)
 
         let id = UUID()
-        let report = try flow.report(id: id, createdAt: Date(timeIntervalSince1970: 1_773_576_000), today: Self.today).get()
+        let report = try flow.report(id: id, createdAt: Date(timeIntervalSince1970: 1_773_576_000), today: Self.today)
+            .get()
         let decoded = try FoundPetReport.decode(try report.jsonData())
         #expect(decoded == report)
         #expect(report.photo.file == "\(id.uuidString.lowercased()).jpg")
@@ -88,7 +89,8 @@ struct FoundPetFlowTests {
                 date: Self.today, species: .bird, gender: .male, latitudeText: "1", longitudeText: "2"))
         flow.contact = ContactForm(phone: "1234567", email: "a@b.pl")
         let report = try flow.report(today: Self.today).get()
-        let file = try FoundPetOutbox(directory: root.appendingPathComponent("out")).write(report, photo: try #require(flow.attachment.draft))
+        let file = try FoundPetOutbox(directory: root.appendingPathComponent("out")).write(
+            report, photo: try #require(flow.attachment.draft))
         #expect(try FoundPetReport.decode(Data(contentsOf: file)) == report)
         let photo = root.appendingPathComponent("out").appendingPathComponent(report.photo.file)
         #expect(try Data(contentsOf: photo) == Data(PhotoFixtures.gif(width: 5, height: 6)))

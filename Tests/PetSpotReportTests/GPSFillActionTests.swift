@@ -149,7 +149,8 @@ struct GPSFillActionTests {
     }
 
     @Test func daemonUnreachableIsAMessage() async {
-        let service = StubService(state: .failure(.daemonUnreachable("connect: ENOENT")), fix: .failure(.locationUnknown))
+        let service = StubService(
+            state: .failure(.daemonUnreachable("connect: ENOENT")), fix: .failure(.locationUnknown))
         let outcome = await GPSFillAction(service: service).perform()
         guard case .failed(let failure) = outcome else {
             Issue.record("expected a failure")
@@ -171,7 +172,8 @@ struct GPSFillActionTests {
 
     @Test(arguments: [(91.0, 0.0), (0.0, -180.5), (Double.nan, 0.0)])
     func outOfRangeFixIsRefused(latitude: Double, longitude: Double) async {
-        let fix = LocationFix(coordinate: Coordinate(latitude: latitude, longitude: longitude), mode: .twoD, source: .gpsd)
+        let fix = LocationFix(
+            coordinate: Coordinate(latitude: latitude, longitude: longitude), mode: .twoD, source: .gpsd)
         let service = StubService(state: .success(.alwaysAuthorized), fix: .success(fix))
         #expect(await GPSFillAction(service: service).perform() == .failed(.invalidCoordinate))
     }

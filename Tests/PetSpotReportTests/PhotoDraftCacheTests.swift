@@ -9,13 +9,18 @@ struct PhotoDraftCacheTests {
         ("b.png", PhotoFixtures.png(width: 800, height: 600), PhotoInfo(format: .png, width: 800, height: 600)),
         ("c.heic", PhotoFixtures.heic(sizes: [(4032, 3024)]), PhotoInfo(format: .heic, width: 4032, height: 3024)),
         ("d.gif", PhotoFixtures.gif(width: 320, height: 200), PhotoInfo(format: .gif, width: 320, height: 200)),
-        ("e.webp", PhotoFixtures.webpLossy(width: 1024, height: 768), PhotoInfo(format: .webp, width: 1024, height: 768)),
+        (
+            "e.webp", PhotoFixtures.webpLossy(width: 1024, height: 768),
+            PhotoInfo(format: .webp, width: 1024, height: 768)
+        ),
         // Recognised by content, not by name.
         ("photo.dat", PhotoFixtures.png(width: 2, height: 3), PhotoInfo(format: .png, width: 2, height: 3)),
     ]
 
     private func makeCache(_ root: URL, id: UUID = UUID()) -> PhotoDraftCache {
-        PhotoDraftCache(draftID: id, environment: ["XDG_CACHE_HOME": root.appendingPathComponent("cache").path, "HOME": "/nonexistent"])
+        PhotoDraftCache(
+            draftID: id,
+            environment: ["XDG_CACHE_HOME": root.appendingPathComponent("cache").path, "HOME": "/nonexistent"])
     }
 
     @Test(arguments: samples)
@@ -28,7 +33,8 @@ struct PhotoDraftCacheTests {
         let draft = try cache.store(contentsOf: source)
         #expect(draft.info == info)
         #expect(draft.byteCount == bytes.count)
-        let expectedDirectory = root.appendingPathComponent("cache/PetSpot/ReportFoundPet/\(id.uuidString.lowercased())")
+        let expectedDirectory = root.appendingPathComponent(
+            "cache/PetSpot/ReportFoundPet/\(id.uuidString.lowercased())")
         #expect(draft.file.path == expectedDirectory.appendingPathComponent("photo.\(info.format.fileExtension)").path)
         #expect(try Data(contentsOf: draft.file) == Data(bytes))
         #expect(cache.current() == draft)

@@ -31,7 +31,8 @@ struct ReportCommandTests {
     @Test func completeFlowWithInvalidAnswersAndGPS() throws {
         let work = try Workspace()
         defer { work.remove() }
-        let photo = try PhotoFixtures.write(PhotoFixtures.jpeg(width: 640, height: 480), named: "found.jpg", in: work.root)
+        let photo = try PhotoFixtures.write(
+            PhotoFixtures.jpeg(width: 640, height: 480), named: "found.jpg", in: work.root)
         let bmp = try PhotoFixtures.write(PhotoFixtures.bmp, named: "found.bmp", in: work.root)
         let input = [
             "", bmp.path, photo.path,
@@ -51,7 +52,8 @@ struct ReportCommandTests {
             environment: work.environment)
         #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
         for message in [
-            "Photo is mandatory", "Please choose a JPG, PNG, HEIC, GIF or WEBP photo", "The date cannot be in the future",
+            "Photo is mandatory", "Please choose a JPG, PNG, HEIC, GIF or WEBP photo",
+            "The date cannot be in the future",
             "Please select a species", "Please select a gender", "Age must be a whole number",
             "Age must be between 0 and 40", "Latitude must be between -90 and 90", "Location: 52.229700, 21.012200",
             "Chip number: 12345-6", "Enter at least 7 digits", "Enter a valid email address",
@@ -72,7 +74,11 @@ struct ReportCommandTests {
         #expect(report.details.chipNumber == "123456")
         #expect(report.details.petName == "Rex")
         #expect(report.details.description == nil)
-        #expect(report.contact == FoundPetContact(phone: "600 123 456", email: "finder@example.com", reward: "50 PLN", caregiverPhone: "7654321", address: nil))
+        #expect(
+            report.contact
+                == FoundPetContact(
+                    phone: "600 123 456", email: "finder@example.com", reward: "50 PLN", caregiverPhone: "7654321",
+                    address: nil))
         #expect(report.photo.format == .jpeg && report.photo.width == 640 && report.photo.height == 480)
         let copied = work.outbox.appendingPathComponent(report.photo.file)
         #expect(try Data(contentsOf: copied) == Data(PhotoFixtures.jpeg(width: 640, height: 480)))
@@ -84,7 +90,8 @@ struct ReportCommandTests {
     @Test func typedCoordinatesWithCommaDecimal() throws {
         let work = try Workspace()
         defer { work.remove() }
-        let photo = try PhotoFixtures.write(PhotoFixtures.webpLossless(width: 10, height: 20), named: "p", in: work.root)
+        let photo = try PhotoFixtures.write(
+            PhotoFixtures.webpLossless(width: 10, height: 20), named: "p", in: work.root)
         let output = try ReportCLI.run(
             ["found", "--scenario", work.scenario(Self.warsaw), "--outbox", work.outbox.path],
             input: ReportCLI.validAnswers(photo: photo.path, coordinates: ["-33,8688", "181", "151,2093"]),

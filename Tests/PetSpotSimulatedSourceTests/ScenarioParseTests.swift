@@ -69,13 +69,19 @@ private func parse(_ text: String) throws(ScenarioError) -> Scenario {
         (#"{"steps": [{"wait": 1}, {"fix": {"longitude": 1}}]}"#, "steps[1].fix.latitude: is required"),
         (#"{"steps": [{"fix": {"latitude": 1}}]}"#, "steps[0].fix.longitude: is required"),
         (#"{"steps": [{"fix": {"latitude": 1, "longitude": 2, "colour": 3}}]}"#, "steps[0].fix.colour"),
-        (#"{"steps": [{"fix": {"latitude": "north", "longitude": 2}}]}"#,
-         "steps[0].fix.latitude: must be a number, not string"),
-        (#"{"steps": [{"fix": {"latitude": 1, "longitude": 2, "mode": 4}}]}"#,
-         "steps[0].fix.mode: must be a whole number from 2 to 3, not 4"),
+        (
+            #"{"steps": [{"fix": {"latitude": "north", "longitude": 2}}]}"#,
+            "steps[0].fix.latitude: must be a number, not string"
+        ),
+        (
+            #"{"steps": [{"fix": {"latitude": 1, "longitude": 2, "mode": 4}}]}"#,
+            "steps[0].fix.mode: must be a whole number from 2 to 3, not 4"
+        ),
         (#"{"steps": [{"fix": {"latitude": 1, "longitude": 2, "mode": 1}}]}"#, "steps[0].fix.mode"),
-        (#"{"steps": [{"fix": {"latitude": 1, "longitude": 2, "timestamp": "yesterday"}}]}"#,
-         "steps[0].fix.timestamp: must be ISO 8601"),
+        (
+            #"{"steps": [{"fix": {"latitude": 1, "longitude": 2, "timestamp": "yesterday"}}]}"#,
+            "steps[0].fix.timestamp: must be ISO 8601"
+        ),
         (#"{"steps": [{"wait": -1}]}"#, "steps[0].wait: must be between 0 and 86400, not -1"),
         (#"{"steps": [{"noFix": -0.5}]}"#, "steps[0].noFix"),
         (#"{"steps": [{"outage": "long"}]}"#, "steps[0].outage: must be a number, not string"),
@@ -90,20 +96,32 @@ private func parse(_ text: String) throws(ScenarioError) -> Scenario {
         (#"{"steps": [], "repeat": true}"#, "unknown member repeat"),
         (#"{"steps": [], "loop": "yes"}"#, "loop: must be true or false, not string"),
         (#"[1]"#, "must be an object, not array"),
-        (#"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1}, "count": 2, "interval": 1}}]}"#,
-         "steps[0].path.to.longitude: is required"),
-        (#"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1, "longitude": 3}, "count": 0, "interval": 1}}]}"#,
-         "steps[0].path.count"),
-        (#"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1, "longitude": 3}, "count": 2}}]}"#,
-         "steps[0].path.interval: is required"),
-        (#"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1, "longitude": 3}, "count": 2, "interval": 1, "mode": 4}}]}"#,
-         "steps[0].path.mode"),
-        (#"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1, "longitude": 3}, "count": 2, "interval": 1, "speedy": 4}}]}"#,
-         "steps[0].path.speedy"),
+        (
+            #"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1}, "count": 2, "interval": 1}}]}"#,
+            "steps[0].path.to.longitude: is required"
+        ),
+        (
+            #"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1, "longitude": 3}, "count": 0, "interval": 1}}]}"#,
+            "steps[0].path.count"
+        ),
+        (
+            #"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1, "longitude": 3}, "count": 2}}]}"#,
+            "steps[0].path.interval: is required"
+        ),
+        (
+            #"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1, "longitude": 3}, "count": 2, "interval": 1, "mode": 4}}]}"#,
+            "steps[0].path.mode"
+        ),
+        (
+            #"{"steps": [{"path": {"from": {"latitude": 1, "longitude": 2}, "to": {"latitude": 1, "longitude": 3}, "count": 2, "interval": 1, "speedy": 4}}]}"#,
+            "steps[0].path.speedy"
+        ),
         (#"{"steps": [{"authorization": {"status": "maybe"}}]}"#, "steps[0].authorization.status: must be one of"),
         (#"{"steps": [{"authorization": {}}]}"#, "steps[0].authorization.status: is required"),
-        (#"{"steps": [{"authorization": {"status": "authorized", "accuracy": "fine"}}]}"#,
-         "steps[0].authorization.accuracy"),
+        (
+            #"{"steps": [{"authorization": {"status": "authorized", "accuracy": "fine"}}]}"#,
+            "steps[0].authorization.accuracy"
+        ),
         (#"{"steps": [{"wait": 1}, {"wait": 2}, {"fix": 7}]}"#, "steps[2].fix: must be an object, not number"),
     ])
     func errorsNameTheJSONPath(text: String, message: String) {

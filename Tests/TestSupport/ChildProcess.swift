@@ -52,7 +52,9 @@ public final class ChildProcess: @unchecked Sendable {
         if exited.wait(timeout: .now() + timeout) == .timedOut {
             // A hang is a bug to diagnose: say where every thread was.
             if let stacks = Self.stacks(of: process.processIdentifier) {
-                print("ChildProcess: \(process.executableURL?.lastPathComponent ?? "?") still running after \(timeout) s; threads:\n\(stacks)")
+                print(
+                    "ChildProcess: \(process.executableURL?.lastPathComponent ?? "?") still running after \(timeout) s; threads:\n\(stacks)"
+                )
             }
             kill(process.processIdentifier, SIGKILL)
             // Foundation's Process can miss a child's exit (seen once: `userdel`
@@ -153,7 +155,9 @@ final class OutputCollector: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while !String(decoding: data, as: UTF8.self).contains(text) {
-            if finished || !condition.wait(until: deadline) { return String(decoding: data, as: UTF8.self).contains(text) }
+            if finished || !condition.wait(until: deadline) {
+                return String(decoding: data, as: UTF8.self).contains(text)
+            }
         }
         return true
     }

@@ -60,8 +60,9 @@ public final class DaemonProcess: @unchecked Sendable {
     public func connect() throws -> RawSocket { try RawSocket(path: socketPath) }
 
     /// Runs the `petspot-location` CLI against this daemon.
-    public func cli(_ arguments: [String], timeout: Double = 60) throws -> (status: Int32?, stdout: String, stderr: String)
-    {
+    public func cli(
+        _ arguments: [String], timeout: Double = 60
+    ) throws -> (status: Int32?, stdout: String, stderr: String) {
         try ChildProcess.run(
             RepositoryPaths.executable("petspot-location"), arguments + ["--socket", socketPath], timeout: timeout)
     }

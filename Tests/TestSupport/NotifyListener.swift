@@ -40,7 +40,8 @@ public final class NotifyListener: @unchecked Sendable {
         socketAddress.sun_family = sa_family_t(AF_UNIX)
         let bytes: [UInt8] = address.hasPrefix("@") ? [0] + Array(address.utf8.dropFirst()) : Array(address.utf8)
         withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: bytes) }
-        let length = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + bytes.count
+        let length =
+            MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + bytes.count
             + (address.hasPrefix("@") ? 0 : 1)
         let result = withUnsafePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }

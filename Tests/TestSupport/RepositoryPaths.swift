@@ -16,7 +16,9 @@ public enum RepositoryPaths {
     }()
 
     /// `../shared` beside the repository.
-    public static var shared: String { URL(fileURLWithPath: root).deletingLastPathComponent().appendingPathComponent("shared").path }
+    public static var shared: String {
+        URL(fileURLWithPath: root).deletingLastPathComponent().appendingPathComponent("shared").path
+    }
 
     /// The real receiver captures.
     public static var gpsLogs: String { shared + "/gps-logs" }

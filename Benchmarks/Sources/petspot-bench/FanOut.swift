@@ -112,7 +112,8 @@ struct FanOut {
         func record(_ line: UnsafeRawBufferPointer, at received: Int64) {
             guard let stamp = Self.timestampRange(in: line) else { return }
             let emitted: Int64
-            if stamp.count == lastStamp.count, memcmp(line.baseAddress! + stamp.lowerBound, lastStamp, stamp.count) == 0 {
+            if stamp.count == lastStamp.count, memcmp(line.baseAddress! + stamp.lowerBound, lastStamp, stamp.count) == 0
+            {
                 emitted = lastEmitted
             } else {
                 guard let parsed = Self.parse(Array(line[stamp])) else { return }

@@ -103,7 +103,8 @@ struct GpsdHarness {
                 let pollDeadline = Date().addingTimeInterval(10)
                 while Date() < pollDeadline {
                     if LoadGenerator.exchangeOnce(reader, exchange: .gpsdPoll, id: 0) == true {
-                        return GpsdHarness(gpsfake: gpsfake, gpsd: ManagedProcess(name: "gpsd", pid: gpsdPID!), port: port)
+                        return GpsdHarness(
+                            gpsfake: gpsfake, gpsd: ManagedProcess(name: "gpsd", pid: gpsdPID!), port: port)
                     }
                     usleep(200_000)
                 }

@@ -17,7 +17,8 @@ extension PetSpotBench {
     /// loopback. Printed, not asserted.
     struct OutboxHarness: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "outbox", abstract: "Time enqueue (p50/p99) and the drain rate of queued reports to a local receiver.")
+            commandName: "outbox",
+            abstract: "Time enqueue (p50/p99) and the drain rate of queued reports to a local receiver.")
 
         @Option(help: "Reports timed one by one for the enqueue latency.") var enqueues = 1000
         @Option(help: "Reports queued, then drained to the receiver.") var drain = 10_000
@@ -34,7 +35,8 @@ extension PetSpotBench {
             let photoPath = root + "/photo.jpg"
             try Data(photo).write(to: URL(fileURLWithPath: photoPath))
             print("## petspot-bench outbox\n")
-            print("\(ProcessInfo.processInfo.activeProcessorCount) CPUs; photo \(photoBytes) bytes; outbox on \(root)\n")
+            print(
+                "\(ProcessInfo.processInfo.activeProcessorCount) CPUs; photo \(photoBytes) bytes; outbox on \(root)\n")
 
             // Enqueue latency.
             let outbox = try Outbox.open(directory: root + "/enqueue")
@@ -57,31 +59,45 @@ extension PetSpotBench {
                 floor.append(Double(Sockets.monotonicNanos() - start) / 1000)
             }
             floor.sort()
-            func percentile(_ values: [Double], _ p: Double) -> Double { values[min(values.count - 1, Int(Double(values.count) * p))] }
+            func percentile(_ values: [Double], _ p: Double) -> Double {
+                values[min(values.count - 1, Int(Double(values.count) * p))]
+            }
             print("| enqueue (\(enqueues) reports, one at a time) | p50 | p99 | max |\n|---|---:|---:|---:|")
-            print(String(format: "| photo write + fsync, dir fsync, row commit | %.2f ms | %.2f ms | %.2f ms |",
-                percentile(samples, 0.5) / 1000, percentile(samples, 0.99) / 1000, samples.last! / 1000))
-            print(String(format: "| reference: the photo written + fsynced, dir fsynced (no queue) | %.2f ms | %.2f ms | %.2f ms |",
-                percentile(floor, 0.5) / 1000, percentile(floor, 0.99) / 1000, floor.last! / 1000))
-            print(String(format: "| enqueue / reference | %.2f× | %.2f× | |\n",
-                percentile(samples, 0.5) / percentile(floor, 0.5), percentile(samples, 0.99) / percentile(floor, 0.99)))
+            print(
+                String(
+                    format: "| photo write + fsync, dir fsync, row commit | %.2f ms | %.2f ms | %.2f ms |",
+                    percentile(samples, 0.5) / 1000, percentile(samples, 0.99) / 1000, samples.last! / 1000))
+            print(
+                String(
+                    format:
+                        "| reference: the photo written + fsynced, dir fsynced (no queue) | %.2f ms | %.2f ms | %.2f ms |",
+                    percentile(floor, 0.5) / 1000, percentile(floor, 0.99) / 1000, floor.last! / 1000))
+            print(
+                String(
+                    format: "| enqueue / reference | %.2f× | %.2f× | |\n",
+                    percentile(samples, 0.5) / percentile(floor, 0.5),
+                    percentile(samples, 0.99) / percentile(floor, 0.99)))
             try? FileManager.default.removeItem(atPath: floorDirectory)
             try outbox.close()
 
             // Drain rate.
-            print("| drain \(drain) queued reports to receiver.py (loopback) | max_in_flight | seconds | reports/s |\n|---|---:|---:|---:|")
+            print(
+                "| drain \(drain) queued reports to receiver.py (loopback) | max_in_flight | seconds | reports/s |\n|---|---:|---:|---:|"
+            )
             for value in inFlight.split(separator: ",").compactMap({ Int($0) }) {
                 let directory = root + "/drain-\(value)"
                 let queue = try Outbox.open(directory: directory)
                 let fillStart = Sockets.monotonicNanos()
                 for index in 0..<drain {
-                    try await queue.enqueue(report: OutboxBenchFixtures.report(index: index, photoBytes: photo.count), photoFile: photoPath)
+                    try await queue.enqueue(
+                        report: OutboxBenchFixtures.report(index: index, photoBytes: photo.count), photoFile: photoPath)
                 }
                 let fillSeconds = Double(Sockets.monotonicNanos() - fillStart) / 1e9
                 let server = try BenchReceiver(script: receiver, directory: directory + "-receiver")
                 defer { server.stop() }
                 try "bench-token\n".write(toFile: directory + ".token", atomically: true, encoding: .utf8)
-                var configuration = DeliverySender.Configuration(endpoint: server.endpoint, tokenFile: directory + ".token")
+                var configuration = DeliverySender.Configuration(
+                    endpoint: server.endpoint, tokenFile: directory + ".token")
                 configuration.maxInFlight = value
                 configuration.retryInitial = 0.05
                 configuration.retryMax = 0.5
@@ -92,8 +108,10 @@ extension PetSpotBench {
                 let result = try await sender.drain(within: 3600)
                 let seconds = Double(Sockets.monotonicNanos() - start) / 1e9
                 let delivered = result.summary.delivered
-                print(String(format: "| delivered %d of %d (queued in %.1f s) | %d | %.1f | %.0f |",
-                    delivered, drain, fillSeconds, value, seconds, Double(delivered) / seconds))
+                print(
+                    String(
+                        format: "| delivered %d of %d (queued in %.1f s) | %d | %.1f | %.0f |",
+                        delivered, drain, fillSeconds, value, seconds, Double(delivered) / seconds))
                 try queue.close()
                 try? FileManager.default.removeItem(atPath: directory)
             }
@@ -129,7 +147,9 @@ struct BenchReceiver {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         process = try ManagedProcess(
             name: "receiver.py", executable: "/usr/bin/env",
-            arguments: ["python3", script, "--dir", directory, "--light", "--token", "bench-token", "--lifetime", "3600"],
+            arguments: [
+                "python3", script, "--dir", directory, "--light", "--token", "bench-token", "--lifetime", "3600",
+            ],
             pin: nil, output: directory + "/log")
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {

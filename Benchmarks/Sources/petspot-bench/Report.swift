@@ -30,12 +30,14 @@ struct Report {
 
     func render() -> String {
         var out = "## petspot-bench\n\n"
-        out += "`\(command)` — \(loadBefore) before, \(loadAfter) after; \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n\n"
+        out +=
+            "`\(command)` — \(loadBefore) before, \(loadAfter) after; \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n\n"
         out += "| target | conns | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for (index, step) in load.enumerated() {
             // The daemon step of the same round (the latest one at this connection count).
-            let daemon = load[...index].last { $0.target == "petspot-locationd" && $0.connections == step.connections }
+            let daemon =
+                load[...index].last { $0.target == "petspot-locationd" && $0.connections == step.connections }
                 ?? load.first { $0.target == "petspot-locationd" && $0.connections == step.connections }
             var ratio = ""
             if let daemon, step.target != daemon.target, step.result.perSecond > 0 {
@@ -47,9 +49,12 @@ struct Report {
             out += "\(Self.micro(latencies.percentile(0.999))) | \(step.result.errors) | \(ratio) |\n"
         }
         if let fanOut {
-            out += "\n| fan-out | watchers | fixes (all delivered) | incomplete | emission→last p50 | p99 | max | first→last p50 | p99 | server CPU per line | reader CPU per line |\n"
+            out +=
+                "\n| fan-out | watchers | fixes (all delivered) | incomplete | emission→last p50 | p99 | max | first→last p50 | p99 | server CPU per line | reader CPU per line |\n"
             out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-            for (name, result) in [("petspot-locationd location.watch", fanOut)] + (fanOutFloor.map { [("floor (write loop)", $0)] } ?? []) {
+            for (name, result) in [("petspot-locationd location.watch", fanOut)]
+                + (fanOutFloor.map { [("floor (write loop)", $0)] } ?? [])
+            {
                 out += "| \(name) | \(result.watchers) | \(result.complete) | \(result.incomplete) | "
                 out += "\(Self.milli(result.toLast.percentile(0.5))) | \(Self.milli(result.toLast.percentile(0.99))) | "
                 out += "\(Self.milli(result.toLast.percentile(1))) | \(Self.milli(result.spread.percentile(0.5))) | "
@@ -73,7 +78,8 @@ struct Report {
             out += "| daemon CPU idle \(Int(idle.seconds)) s, static source | "
             out += String(format: "%.2f s (%.2f%%) |\n", idle.staticCPU, 100 * idle.staticCPU / idle.seconds)
             if let cpu = idle.gpsdCPU {
-                out += String(format: "| gpsd CPU same %d s (gpsfake feeding, no client) | %.2f s |\n", Int(idle.seconds), cpu)
+                out += String(
+                    format: "| gpsd CPU same %d s (gpsfake feeding, no client) | %.2f s |\n", Int(idle.seconds), cpu)
             }
         }
         if let loadedRSS { out += "| daemon RSS after the load steps | \(Self.mib(loadedRSS)) |\n" }

@@ -43,13 +43,15 @@ extension PetSpotBench {
         func run() throws {
             let counts = connections.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             let fileLimit = Sockets.raiseFileLimit()
-            let ownPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            let ownPath =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                 ?? CommandLine.arguments[0]
             let binDirectory = (ownPath as NSString).deletingLastPathComponent
             let daemonBinary = daemon ?? binDirectory + "/petspot-locationd"
             guard FileManager.default.isExecutableFile(atPath: daemonBinary) else {
                 throw BenchError(
-                    "no daemon at \(daemonBinary): build it (swift build -c release --product petspot-locationd in the package root) and pass --daemon, or use scripts/bench")
+                    "no daemon at \(daemonBinary): build it (swift build -c release --product petspot-locationd in the package root) and pass --daemon, or use scripts/bench"
+                )
             }
             if let pinServer {
                 let pin = Process()

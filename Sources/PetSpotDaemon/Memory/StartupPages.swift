@@ -11,9 +11,9 @@ import Musl
 /// than what start-up touched once.
 ///
 /// Start-up (argument parsing, TOML parsing, the Swift runtime's first
-/// conformance scans) touches most of a 57 MB binary, and the kernel maps
-/// file pages in 64 KiB-or-larger runs around each fault; an idle daemon
-/// measured ~17 MiB of file-backed RSS against ~2 MiB of its own memory.
+/// conformance scans) touches most of the binary, and the kernel maps file
+/// pages in 64 KiB-or-larger runs around each fault, so an idle daemon's
+/// resident memory was mostly file-backed (figures: docs/PERFORMANCE.md).
 /// `MADV_DONTNEED` on such a mapping only removes page-table entries: the
 /// pages stay in the page cache, nothing is re-read from disk, and what the
 /// daemon touches again comes back with a minor fault.

@@ -42,7 +42,8 @@ public protocol PromptAgentPort: Sendable {
     /// `agent.register`: makes this connection the prompt agent.
     /// - Parameter send: writes a message to the agent's connection.
     /// - Throws: `forbidden` unless `client` may be an agent.
-    func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
+    func registerAgent(
+        _ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
         async throws(LocationError)
     /// A response arrived on `connection` (an agent answering `agent.prompt`).
     func received(_ response: RPCResponse, connection: ConnectionID) async
@@ -111,7 +112,9 @@ public struct OpenAccess: AccessPolicy {
     public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) { throw .forbidden }
 
     /// Nobody is asked: always `forbidden`.
-    public func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
+    public func registerAgent(
+        _ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink
+    )
         async throws(LocationError)
     { throw .forbidden }
 

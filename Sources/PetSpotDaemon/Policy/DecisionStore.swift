@@ -127,7 +127,9 @@ struct DecisionStore {
 
         /// Writes the file (state directory created 0700 when missing), atomically, here and now.
         func write() throws(AtomicFile.Failure) {
-            if let directory = PathName.directory(of: path), directory != "/" { try AtomicFile.makeDirectory(directory) }
+            if let directory = PathName.directory(of: path), directory != "/" {
+                try AtomicFile.makeDirectory(directory)
+            }
             try AtomicFile.write(bytes, to: path)
         }
 

@@ -48,7 +48,8 @@ public actor PolicyEngine: AccessPolicy {
 
     private static func quarantineRecord(_ quarantine: DecisionStore.Quarantine) -> AuditRecord {
         AuditRecord(
-            method: AuditEvent.decisionsQuarantined.rawValue, client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
+            method: AuditEvent.decisionsQuarantined.rawValue,
+            client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
             reason: "\(quarantine.reason); moved to \(quarantine.movedTo ?? "(could not be moved)")")
     }
 
@@ -78,8 +79,11 @@ public actor PolicyEngine: AccessPolicy {
             if store.quarantine == nil {
                 audit?.record(
                     AuditRecord(
-                        method: AuditEvent.decisionsRestored.rawValue, client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
-                        reason: "quarantined since \(quarantine.since.iso8601); \(store.decisions.count) decisions in force"))
+                        method: AuditEvent.decisionsRestored.rawValue,
+                        client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
+                        reason:
+                            "quarantined since \(quarantine.since.iso8601); \(store.decisions.count) decisions in force"
+                    ))
             } else if let again = store.quarantine, again.movedTo != nil {
                 audit?.record(Self.quarantineRecord(again))
             }
@@ -122,11 +126,13 @@ public actor PolicyEngine: AccessPolicy {
         }
         if !changedRules.isEmpty {
             changes.append(
-                "rules \(previous.rules.count) → \(policy.rules.count), changed at \(changedRules.map(String.init).joined(separator: ","))")
+                "rules \(previous.rules.count) → \(policy.rules.count), changed at \(changedRules.map(String.init).joined(separator: ","))"
+            )
         }
         if previous.agent != policy.agent || previous.admin != policy.admin { changes.append("agent/admin principals") }
         if previous.reducedAccuracyMeters != policy.reducedAccuracyMeters
-            || previous.reducedUpdateInterval != policy.reducedUpdateInterval || previous.promptTimeout != policy.promptTimeout
+            || previous.reducedUpdateInterval != policy.reducedUpdateInterval
+            || previous.promptTimeout != policy.promptTimeout
         {
             changes.append("reduced accuracy or prompt timeout")
         }
@@ -139,7 +145,8 @@ public actor PolicyEngine: AccessPolicy {
             guard new.status != old.status || new.accuracy != old.accuracy else { continue }
             audit?.record(
                 AuditRecord(
-                    method: AuditEvent.policyStatusChanged.rawValue, client: client, status: new.status, accuracy: new.accuracy,
+                    method: AuditEvent.policyStatusChanged.rawValue, client: client, status: new.status,
+                    accuracy: new.accuracy,
                     decidedBy: new.decidedBy.rawValue,
                     reason: "was \(old.status.rawValue)\(old.accuracy.map { " (\($0.rawValue))" } ?? "")"))
         }
@@ -191,7 +198,8 @@ public actor PolicyEngine: AccessPolicy {
             await remember(RememberedDecision(status: .denied), for: client.uid)
             how = "prompt"
         case .agent:
-            guard let answer = await agents.ask(client: client, accuracy: accuracy, timeout: policy.promptTimeout) else {
+            guard let answer = await agents.ask(client: client, accuracy: accuracy, timeout: policy.promptTimeout)
+            else {
                 audit?.record(
                     AuditRecord(
                         method: RPCMethod.authorizationRequest.rawValue, client: client, status: .notDetermined,
@@ -224,7 +232,8 @@ public actor PolicyEngine: AccessPolicy {
             metadata: ["uid": "\(client.uid)", "status": "\(state.status.rawValue)", "by": "\(how)"])
         audit?.record(
             AuditRecord(
-                method: RPCMethod.authorizationRequest.rawValue, client: client, status: state.status, accuracy: state.accuracy,
+                method: RPCMethod.authorizationRequest.rawValue, client: client, status: state.status,
+                accuracy: state.accuracy,
                 decidedBy: how))
         return state
     }
@@ -249,7 +258,8 @@ public actor PolicyEngine: AccessPolicy {
         guard policy.admin.contains(client) else {
             audit?.record(
                 AuditRecord(
-                    method: RPCMethod.authorizationReset.rawValue, client: client, reason: LocationError.forbidden.reason,
+                    method: RPCMethod.authorizationReset.rawValue, client: client,
+                    reason: LocationError.forbidden.reason,
                     targetUid: uid))
             throw .forbidden
         }
@@ -258,10 +268,13 @@ public actor PolicyEngine: AccessPolicy {
         changes.notify()
         logger.notice("authorization reset", metadata: ["uid": "\(uid)", "by": "\(client.uid)"])
         audit?.record(
-            AuditRecord(method: RPCMethod.authorizationReset.rawValue, client: client, status: .notDetermined, targetUid: uid))
+            AuditRecord(
+                method: RPCMethod.authorizationReset.rawValue, client: client, status: .notDetermined, targetUid: uid))
     }
 
-    public func registerAgent(_ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink)
+    public func registerAgent(
+        _ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink
+    )
         async throws(LocationError)
     {
         guard policy.agent.contains(client) else {

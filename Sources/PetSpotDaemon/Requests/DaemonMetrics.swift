@@ -23,9 +23,12 @@ struct DaemonMetrics: Sendable {
         self.requests = requests
         unknownMethod = Counter(label: "petspot_requests_total", dimensions: [("method", "unknown")], factory: factory)
         var errors: [Int: Counter] = [:]
-        let codes = [-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32010, -32011, -32012, -32030, -32040]
+        let codes = [
+            -32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32010, -32011, -32012, -32030, -32040,
+        ]
         for code in codes {
-            errors[code] = Counter(label: "petspot_errors_total", dimensions: [("code", String(code))], factory: factory)
+            errors[code] = Counter(
+                label: "petspot_errors_total", dimensions: [("code", String(code))], factory: factory)
         }
         self.errors = errors
         otherError = Counter(label: "petspot_errors_total", dimensions: [("code", "other")], factory: factory)

@@ -26,7 +26,9 @@ extension Dispatcher {
     /// - Otherwise (the static source, or a transport without an outlet) the
     ///   watcher has its own subscription to ``source``, served by its own
     ///   tasks, and each update goes through `send`.
-    func locationWatch(_ options: WatchOptions, session: ClientSession, send: @escaping MessageSink)
+    func locationWatch(
+        _ options: WatchOptions, session: ClientSession, send: @escaping MessageSink
+    )
         async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
     {
         let method = RPCMethod.locationWatch.rawValue
@@ -58,7 +60,8 @@ extension Dispatcher {
             }
             audit?.record(
                 AuditRecord(
-                    method: AuditEvent.watchEnded.rawValue, state: state, client: session.identity, reason: refusal.reason))
+                    method: AuditEvent.watchEnded.rawValue, state: state, client: session.identity,
+                    reason: refusal.reason))
             return .failure(refusal)
         }
 

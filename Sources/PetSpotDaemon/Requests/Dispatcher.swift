@@ -60,7 +60,9 @@ public struct Dispatcher: Sendable {
     }
 
     /// Handles one decoded line.
-    public func handle(_ inbound: RPCInbound, session: ClientSession, send: @escaping MessageSink) async
+    public func handle(
+        _ inbound: RPCInbound, session: ClientSession, send: @escaping MessageSink
+    ) async
         -> DispatchOutcome
     {
         switch inbound {
@@ -114,7 +116,9 @@ public struct Dispatcher: Sendable {
     }
 
     /// Handles one message of a line.
-    public func handle(_ parsed: RPCParsed, session: ClientSession, send: @escaping MessageSink) async
+    public func handle(
+        _ parsed: RPCParsed, session: ClientSession, send: @escaping MessageSink
+    ) async
         -> DispatchOutcome
     {
         switch parsed {
@@ -139,7 +143,9 @@ public struct Dispatcher: Sendable {
         }
     }
 
-    private func call(_ request: RPCRequest, session: ClientSession, send: @escaping MessageSink)
+    private func call(
+        _ request: RPCRequest, session: ClientSession, send: @escaping MessageSink
+    )
         async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
     {
         guard let method = RPCMethod(rawValue: request.method) else { throw .methodNotFound(request.method) }
@@ -196,7 +202,9 @@ public struct Dispatcher: Sendable {
     /// The accuracy the client may see now, and how fixes are shown to it;
     /// the grant is kept by the session for answers given at once.
     /// - Throws: the refusal for any status but `authorized` (recorded in the audit log as `method`).
-    func authorized(_ session: ClientSession, method: String) async throws(RPCError)
+    func authorized(
+        _ session: ClientSession, method: String
+    ) async throws(RPCError)
         -> (accuracy: AccuracyAuthorization, presentation: FixPresentation)
     {
         let grant = await policy.grant(for: session.identity, connection: session.id)

@@ -29,7 +29,9 @@ final class ImmediateAnswerHandler: ChannelInboundHandler {
         // A client that does not read gets nothing written at once: the line
         // takes the full way, whose answers wait for the socket and hold the
         // connection's request slots until written, and so stop the reading.
-        guard context.channel.isWritable, let session, let answer = dispatcher.answerAtOnce(line.readableBytesView, session: session) else {
+        guard context.channel.isWritable, let session,
+            let answer = dispatcher.answerAtOnce(line.readableBytesView, session: session)
+        else {
             context.fireChannelRead(data)
             return
         }

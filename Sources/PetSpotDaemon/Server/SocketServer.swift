@@ -120,7 +120,8 @@ public final class SocketServer: Service {
                 }
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
             servingPath = boundPath
-            logger.info("serving on the socket systemd passed", metadata: ["socket": "\(boundPath)", "fd": "\(listener)"])
+            logger.info(
+                "serving on the socket systemd passed", metadata: ["socket": "\(boundPath)", "fd": "\(listener)"])
             if boundPath != path {
                 logger.notice(
                     "the passed socket is not daemon.socket; clients must use the unit's ListenStream path",

@@ -50,7 +50,9 @@ final class UpdateWriter: ChannelInboundHandler, UpdateOutlet {
     private func drain(_ context: ChannelHandlerContext) {
         guard context.channel.isWritable, !pending.isEmpty else { return }
         for subscription in pending.keys.sorted() {
-            guard context.channel.isWritable, let notification = pending.removeValue(forKey: subscription) else { break }
+            guard context.channel.isWritable, let notification = pending.removeValue(forKey: subscription) else {
+                break
+            }
             context.write(NIOAny(Self.line(notification, subscription: subscription, in: context)), promise: nil)
         }
         context.flush()

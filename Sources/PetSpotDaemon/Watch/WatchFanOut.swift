@@ -10,11 +10,10 @@ import PetSpotFixHub
 /// each of its watchers' lines straight to their connections.
 ///
 /// The obvious design, a task per watcher awaiting its own stream, costs a
-/// task wake-up, a cross-thread hop and an async write per watcher per fix;
-/// with a thousand watchers that was ~15 µs each and ~20 ms from fix to
-/// last delivery (docs/PERFORMANCE.md). Here each loop's watchers live in a
-/// table only that loop touches (no locks), keyed by connection and
-/// subscription, and a fix reaches them in one pass.
+/// task wake-up, a cross-thread hop and an async write per watcher per fix
+/// (what that cost with a thousand watchers: docs/PERFORMANCE.md). Here
+/// each loop's watchers live in a table only that loop touches (no locks),
+/// keyed by connection and subscription, and a fix reaches them in one pass.
 ///
 /// A watch here holds no task: its authorization re-check runs from this
 /// service when the policy changes, and its end removes it.
@@ -169,8 +168,11 @@ final class LoopTable {
         guard !watchers.isEmpty else { return }
         let now = ContinuousClock.now
         // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher.
-        var rendered: [(presentation: FixPresentation, shown: LocationFix, notification: UpdateNotification,
-            lines: [Int: RenderedUpdate])] = []
+        var rendered:
+            [(
+                presentation: FixPresentation, shown: LocationFix, notification: UpdateNotification,
+                lines: [Int: RenderedUpdate]
+            )] = []
         for watcher in watchers.values {
             guard let presentation = watcher.presentation.value else { continue }
             let index: Int

@@ -29,7 +29,8 @@ struct AdminRoutes: Sendable {
             case .success(let summary):
                 let data = (try? encoder.encode(summary)) ?? Data("{}".utf8)
                 return Response(
-                    status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
             case .failure(let problem):
                 let data = (try? encoder.encode(["error": problem.reason])) ?? Data("{}".utf8)
                 return Response(
@@ -39,6 +40,7 @@ struct AdminRoutes: Sendable {
         }
         let html = pages.library.render(StationStatusView(status), withTemplate: "admin") ?? ""
         return Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

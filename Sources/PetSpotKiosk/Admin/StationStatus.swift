@@ -63,7 +63,9 @@ struct StationStatusView: Sendable {
                 Row(id: "delivered", label: "Delivered", value: String(summary.delivered)),
                 Row(id: "purged", label: "Delivered, personal data deleted", value: String(summary.purged)),
                 Row(id: "rejected", label: "Rejected (see petspot-report outbox)", value: String(summary.rejected)),
-                Row(id: "oldestUndelivered", label: "Oldest undelivered since", value: time(summary.oldestUndeliveredAt)),
+                Row(
+                    id: "oldestUndelivered", label: "Oldest undelivered since", value: time(summary.oldestUndeliveredAt)
+                ),
                 Row(id: "nextAttempt", label: "Next attempt", value: time(summary.nextAttemptAt)),
                 Row(id: "lastDelivered", label: "Last delivered", value: time(summary.lastDeliveredAt)),
                 Row(

@@ -43,7 +43,8 @@ public enum URLEncodedForm {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._*")
         func escape(_ text: String) -> String {
-            (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "").replacingOccurrences(of: "%20", with: "+")
+            (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "").replacingOccurrences(
+                of: "%20", with: "+")
         }
         return fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
     }

@@ -40,7 +40,8 @@ public struct VisitMiddleware: RouterMiddleware {
         }
         var response = try await next(request, context)
         if context.openedVisit, let visit = context.visit {
-            response.setCookie(Cookie(name: Self.cookieName, value: visit.id, path: "/", httpOnly: true, sameSite: .strict))
+            response.setCookie(
+                Cookie(name: Self.cookieName, value: visit.id, path: "/", httpOnly: true, sameSite: .strict))
         }
         return response
     }

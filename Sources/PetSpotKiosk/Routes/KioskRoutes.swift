@@ -34,7 +34,8 @@ struct KioskRoutes: Sendable {
             let answer = await uploadPhoto(context)
             // The enhancement script uploads with XMLHttpRequest, which would follow the redirect
             // itself (and take the page's one-time notice): tell it where to go instead.
-            guard (request.headers[.accept] ?? "").contains("application/json"), let next = answer.headers[.location] else {
+            guard (request.headers[.accept] ?? "").contains("application/json"), let next = answer.headers[.location]
+            else {
                 return answer
             }
             var response = Response(
@@ -94,7 +95,9 @@ struct KioskRoutes: Sendable {
     // MARK: Step 1: photo
 
     func photoPage(_ context: KioskRequestContext) async -> Response {
-        guard let (visit, remaining) = await takeNotice(context, step: .photo) else { return await redirectToStep(context) }
+        guard let (visit, remaining) = await takeNotice(context, step: .photo) else {
+            return await redirectToStep(context)
+        }
         return pages.response(builder.photo(visit, remaining: remaining))
     }
 
@@ -184,7 +187,9 @@ struct KioskRoutes: Sendable {
             default: visit.gps = nil  // Cancel
             }
         }
-        guard let (visit, remaining) = await takeNotice(context, step: .details) else { return await redirectToStep(context) }
+        guard let (visit, remaining) = await takeNotice(context, step: .details) else {
+            return await redirectToStep(context)
+        }
         return pages.response(builder.details(visit, remaining: remaining, today: dependencies.today()))
     }
 
@@ -260,7 +265,9 @@ struct KioskRoutes: Sendable {
     // MARK: Step 3: contact
 
     func contactPage(_ context: KioskRequestContext) async -> Response {
-        guard let (visit, remaining) = await takeNotice(context, step: .contact) else { return await redirectToStep(context) }
+        guard let (visit, remaining) = await takeNotice(context, step: .contact) else {
+            return await redirectToStep(context)
+        }
         return pages.response(builder.contact(visit, remaining: remaining))
     }
 

@@ -93,7 +93,8 @@ extension KioskStrings {
         t.settingsNotHere =
             "Zgody na lokalizację nie można zmienić na tym ekranie. Może ją zmienić tylko administrator stanowiska."
         t.settingsIdentityFormat = "Program stanowiska działa jako użytkownik {user} (uid {uid})."
-        t.settingsResetIntro = "Administrator uruchamia to polecenie, a potem zezwala na lokalizację, gdy stanowisko zapyta:"
+        t.settingsResetIntro =
+            "Administrator uruchamia to polecenie, a potem zezwala na lokalizację, gdy stanowisko zapyta:"
         t.settingsPolicyIntro =
             "Decyduje o tym polityka lokalizacji stanowiska. Administrator dodaje wpis [[policy.rules]] dla tego użytkownika w /etc/petspot/locationd.toml i przeładowuje usługę:"
         t.alertClose = "Zamknij"

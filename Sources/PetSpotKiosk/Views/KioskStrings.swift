@@ -102,7 +102,8 @@ public struct KioskStrings: Sendable {
     public var alertCancel = "Cancel"
     public var alertGoSettings = "Go Settings"
     public var settingsTitle = "Who can change this?"
-    public var settingsNotHere = "Location permission cannot be changed on this screen. Only the station's administrator can change it."
+    public var settingsNotHere =
+        "Location permission cannot be changed on this screen. Only the station's administrator can change it."
     public var settingsIdentityFormat = "This station's program runs as user {user} (uid {uid})."
     public var settingsResetIntro = "The administrator runs this command, then allows location when the station asks:"
     public var settingsPolicyIntro =

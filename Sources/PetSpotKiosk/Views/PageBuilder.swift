@@ -80,15 +80,18 @@ public struct PageBuilder: Sendable {
         age.inputmode = "numeric"
         age.maxlength = "3"
         var chip = field(
-            "animalDescription.chipNumberTextField.input", "chipNumber", t.chipLabel, form.chipNumberDisplay, .chipNumber)
+            "animalDescription.chipNumberTextField.input", "chipNumber", t.chipLabel, form.chipNumberDisplay,
+            .chipNumber)
         chip.inputmode = "numeric"
         chip.placeholder = t.chipPlaceholder
         chip.maxlength = "17"
         chip.autocomplete = "off"
-        var petName = field("animalDescription.petNameTextField.input", "petName", t.petNameLabel, form.petName, .petName)
+        var petName = field(
+            "animalDescription.petNameTextField.input", "petName", t.petNameLabel, form.petName, .petName)
         petName.maxlength = "100"
         var latitude = field(
-            "animalDescription.latitudeTextField.input", "latitude", t.latitudeLabel, description.latitudeText, .latitude)
+            "animalDescription.latitudeTextField.input", "latitude", t.latitudeLabel, description.latitudeText,
+            .latitude)
         latitude.inputmode = "decimal"
         latitude.placeholder = t.latitudePlaceholder
         latitude.required = true
@@ -101,7 +104,8 @@ public struct PageBuilder: Sendable {
         longitude.required = true
         longitude.maxlength = "20"
         var text = field(
-            "animalDescription.descriptionTextArea.input", "description", t.descriptionLabel, description.descriptionText,
+            "animalDescription.descriptionTextArea.input", "description", t.descriptionLabel,
+            description.descriptionText,
             .description)
         text.placeholder = t.descriptionPlaceholder
         text.maxlength = String(FieldMessages.maximumTextLength)
@@ -112,17 +116,20 @@ public struct PageBuilder: Sendable {
         ]
         let species = Species.allCases.map {
             ChoiceView(
-                id: "animalDescription.species.\($0.rawValue)", value: $0.rawValue, label: speciesNames[$0] ?? $0.rawValue,
+                id: "animalDescription.species.\($0.rawValue)", value: $0.rawValue,
+                label: speciesNames[$0] ?? $0.rawValue,
                 selected: description.species == $0)
         }
         let genders = Gender.allCases.map {
             ChoiceView(
                 id: $0 == .male ? "animalDescription.genderMale.tap" : "animalDescription.genderFemale.tap",
-                value: $0.rawValue, label: $0 == .male ? t.genderMale : t.genderFemale, selected: description.gender == $0)
+                value: $0.rawValue, label: $0 == .male ? t.genderMale : t.genderFemale,
+                selected: description.gender == $0)
         }
         var gpsHelper: String?
         var gpsError: String?
-        var alert = AlertView(open: false, settings: false, title: "", message: "", identity: "", intro: "", command: "")
+        var alert = AlertView(
+            open: false, settings: false, title: "", message: "", identity: "", intro: "", command: "")
         switch visit.gps {
         case .filled(let accuracy, let horizontalAccuracy):
             gpsHelper = Self.gpsHelper(t, accuracy: accuracy, horizontalAccuracy: horizontalAccuracy)
@@ -157,7 +164,9 @@ public struct PageBuilder: Sendable {
         page.showCancel = true
         let form = visit.flow.contact
         func field(_ id: String, _ name: String, _ label: String, _ value: String, _ report: ReportField) -> FieldView {
-            FieldView(id: id, name: name, label: label, value: value, error: visit.notice?.message(for: report).map(t.translate))
+            FieldView(
+                id: id, name: name, label: label, value: value,
+                error: visit.notice?.message(for: report).map(t.translate))
         }
         var phone = field("contactInformation.phoneTextField.input", "phone", t.phoneLabel, form.phone, .phone)
         phone.type = "tel"
@@ -212,7 +221,9 @@ public struct PageBuilder: Sendable {
     // MARK: Texts
 
     /// "GPS capture successful (accuracy ±15 m)", "approximate" for reduced accuracy.
-    public static func gpsHelper(_ t: KioskStrings, accuracy: AccuracyAuthorization, horizontalAccuracy: Double?) -> String {
+    public static func gpsHelper(
+        _ t: KioskStrings, accuracy: AccuracyAuthorization, horizontalAccuracy: Double?
+    ) -> String {
         var details: [String] = []
         if let horizontalAccuracy {
             details.append(t.gpsAccuracyFormat.filling(["n": String(Int(horizontalAccuracy.rounded()))]))

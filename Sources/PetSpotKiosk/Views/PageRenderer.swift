@@ -17,7 +17,9 @@ public struct PageRenderer: Sendable {
     public static func load() async throws -> PageRenderer {
         let installed = Bundle.main.executableURL?.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("share/petspot-kiosk", isDirectory: true)
-        if let installed, FileManager.default.fileExists(atPath: installed.appendingPathComponent("templates/page.mustache").path) {
+        if let installed,
+            FileManager.default.fileExists(atPath: installed.appendingPathComponent("templates/page.mustache").path)
+        {
             return try await load(directory: installed)
         }
         guard let root = Bundle.module.url(forResource: "Resources", withExtension: nil) else {

@@ -32,7 +32,8 @@ final class ChildProcess: @unchecked Sendable {
         commandLine = arguments.joined(separator: " ")
         (exits, exitContinuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", cleanSignals, "/usr/bin/timeout", "-k", "3", "\(Int(limit.components.seconds))"] + arguments
+        process.arguments =
+            ["-c", cleanSignals, "/usr/bin/timeout", "-k", "3", "\(Int(limit.components.seconds))"] + arguments
         if let outputPath {
             _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))

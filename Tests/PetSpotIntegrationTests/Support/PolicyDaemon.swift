@@ -92,7 +92,9 @@ final class PolicyDaemon: @unchecked Sendable {
         if !child.process.isRunning {
             // It was not asked to stop: show why it ended (a test then fails on a closed connection).
             let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "(no log)"
-            print("PolicyDaemon: the daemon had exited with status \(child.process.terminationStatus) before stop; its log:\n\(log)")
+            print(
+                "PolicyDaemon: the daemon had exited with status \(child.process.terminationStatus) before stop; its log:\n\(log)"
+            )
         }
         child.signal(SIGTERM)
         _ = child.wait(timeout: 10)

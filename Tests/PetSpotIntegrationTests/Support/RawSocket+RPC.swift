@@ -4,7 +4,9 @@ import TestSupport
 extension RawSocket {
     /// Sends a request with `id` and returns its response, skipping other lines
     /// (notifications, requests to an agent).
-    func call(_ method: String, _ params: [String: Any]? = nil, id: Int = 1, timeout: Double = 20) throws
+    func call(
+        _ method: String, _ params: [String: Any]? = nil, id: Int = 1, timeout: Double = 20
+    ) throws
         -> [String: Any]
     {
         try sendRequest(method, params, id: id)
