@@ -35,5 +35,16 @@ struct DispatcherMetricsTests {
         #expect(try metrics.expectCounter("petspot_errors_total", [("code", "-32601")]).totalValue == 1)
         #expect(try metrics.expectCounter("petspot_errors_total", [("code", "-32700")]).totalValue == 1)
         #expect(metrics.counterTotal(label: "petspot_errors_total") == 3)
+        // The same counts in daemon.status (the status request itself counted first).
+        let reply = await line(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#).reply
+        let counters = try #require(reply?["result"]?["counters"])
+        #expect(counters["requests"]?["location.get"] == 2)
+        #expect(counters["requests"]?["unknown"] == 1)
+        #expect(counters["requests"]?["daemon.status"] == 1)
+        #expect(counters["requests"]?["location.watch"] == 0)
+        #expect(counters["errors"]?["-32602"] == 1)
+        #expect(counters["errors"]?["-32601"] == 1)
+        #expect(counters["errors"]?["-32700"] == 1)
+        #expect(counters["errors"]?["-32001"] == 0)
     }
 }

@@ -272,6 +272,7 @@ public struct Dispatcher: Sendable {
             "source": WireCoding.encode(sourceStatus),
             "clients": .number(Double(await registry.clients)),
             "watchers": .number(Double(registry.watchers)),
+            "counters": metrics.snapshot,
         ]
         if let decisions = await policy.decisionsStatus() { status["decisions"] = decisions }
         return .object(status)
