@@ -32,8 +32,10 @@ public final class NotifyListener: @unchecked Sendable {
     /// Binds `@name` in the abstract namespace.
     public convenience init(abstractName name: String) throws { try self.init(address: "@" + name) }
 
+    /// The descriptor is stored only once bound (see ``RawSocket/init(path:)``:
+    /// a throw after every property is set runs `deinit`, a second close).
     private init(address: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure.setup("socket", errno) }
         notifySocket = address
         var socketAddress = sockaddr_un()
@@ -51,6 +53,7 @@ public final class NotifyListener: @unchecked Sendable {
             close(fd)
             throw Failure.setup("bind \(address)", code)
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }

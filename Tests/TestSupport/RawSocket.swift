@@ -26,8 +26,13 @@ public final class RawSocket: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     /// Connects to `path`.
+    ///
+    /// The descriptor is stored only once connected: a class whose
+    /// initializer throws after every property is set runs `deinit`, which
+    /// would close the number a second time (by then perhaps another
+    /// test's socket: one process runs the tests in parallel).
     public init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -42,6 +47,7 @@ public final class RawSocket: @unchecked Sendable {
             Glibc.close(fd)
             throw Failure.connect(path, code)
         }
+        self.fd = fd
     }
 
     deinit { Glibc.close(fd) }

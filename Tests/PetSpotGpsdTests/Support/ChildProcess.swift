@@ -5,11 +5,23 @@ import Synchronization
 /// Children inherit the test runner thread's blocked signal mask (SIGCHLD
 /// included, which makes gpsfake spin forever) and its ignored SIGPIPE; this
 /// launcher restores the defaults, then execs the real program in place.
+///
+/// It also sends the program's output to the file named by
+/// `PETSPOT_CHILD_OUTPUT`, opened here in the child: the parent never holds
+/// a descriptor for it. (Foundation's `Process` given one `FileHandle` for
+/// both standard output and error could close its number more than once in
+/// the test process, where other tests' sockets reuse such numbers.)
 let cleanSignals = """
     import os, signal, sys
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     for s in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
         signal.signal(s, signal.SIG_DFL)
+    output = os.environ.pop("PETSPOT_CHILD_OUTPUT", None)
+    if output:
+        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
     os.execv(sys.argv[1], sys.argv[1:])
     """
 
@@ -34,14 +46,12 @@ final class ChildProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments =
             ["-c", cleanSignals, "/usr/bin/timeout", "-k", "3", "\(Int(limit.components.seconds))"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         if let outputPath {
-            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-            process.standardOutput = handle
-            process.standardError = handle
-        } else {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            var environment = ProcessInfo.processInfo.environment
+            environment["PETSPOT_CHILD_OUTPUT"] = outputPath
+            process.environment = environment
         }
         process.standardInput = FileHandle.nullDevice
         let status = self.status
