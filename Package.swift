@@ -285,7 +285,7 @@ let package = Package(
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
                 "PetSpotFixHub", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
-                "DaemonTestSupport", logging,
+                "DaemonTestSupport", logging, .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

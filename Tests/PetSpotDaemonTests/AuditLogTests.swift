@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import InMemoryLogging
 import Logging
 @testable import PetSpotDaemon
 import PetSpotLocation
@@ -142,10 +143,11 @@ import TestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try directory.write("file", "")
-        let (logger, messages) = RecordingLogHandler.logger()
+        let messages = InMemoryLogHandler()
+        let logger = Logger(label: "test") { _ in messages }
         let log = AuditLog(path: directory.file("file/audit.jsonl"), maxBytes: 4096, logger: logger)
         log.record(AuditRecord(method: "location.get", client: Self.client))
         log.record(AuditRecord(method: "location.get", client: Self.client))
-        #expect(messages.all.filter { $0.contains("cannot write the audit log") }.count == 1)
+        #expect(messages.entries.filter { "\($0.message)".contains("cannot write the audit log") }.count == 1)
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import InMemoryLogging
 import Logging
 import NIOCore
 @testable import PetSpotDaemon
@@ -48,11 +49,15 @@ import TestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try directory.write("decisions.json", contents)
-        let (logger, log) = RecordingLogHandler.logger()
+        let log = InMemoryLogHandler()
+        let logger = Logger(label: "test") { _ in log }
         var store = DecisionStore(stateDirectory: directory.path, logger: logger)
         #expect(store.decisions.isEmpty)
         let quarantine = try #require(store.quarantine)
-        #expect(log.all.contains { $0.hasPrefix("error: remembered decisions unreadable or corrupt") })
+        #expect(
+            log.entries.contains {
+                $0.level == .error && "\($0.message)".hasPrefix("remembered decisions unreadable or corrupt")
+            })
         // Kept aside, byte for byte, under a name with the time; nothing at the old name.
         let movedTo = try #require(quarantine.movedTo)
         #expect(movedTo.hasPrefix(directory.file("decisions.json.corrupt-20")))
@@ -118,11 +123,12 @@ import TestSupport
         // A directory where the file should be cannot be read as one.
         try FileManager.default.createDirectory(
             atPath: directory.file("decisions.json"), withIntermediateDirectories: false)
-        let (logger, log) = RecordingLogHandler.logger()
+        let log = InMemoryLogHandler()
+        let logger = Logger(label: "test") { _ in log }
         let store = DecisionStore(stateDirectory: directory.path, logger: logger)
         #expect(store.decisions.isEmpty)
         #expect(store.quarantine != nil)
-        #expect(!log.all.isEmpty)
+        #expect(!log.entries.isEmpty)
     }
 
     @Test func leftoverTemporaryFilesAreRemovedAndForgettingWrites() throws {

@@ -73,7 +73,7 @@ struct RealGpsdTests {
         defer { try? FileManager.default.removeItem(atPath: output) }
         // Fix-less captures are slowed (-c) so a request can time out while gpsd is still up.
         let slow = capture.hasFix ? [] : ["-c", "0.1"]
-        let gpsfake = try ChildProcess(
+        let gpsfake = try BoundedProgram(
             ["/usr/bin/gpsfake", "-1", "-p", "-t", "-s", "38400", "-P", "\(port)"] + slow + [
                 Captures.path(capture.file)
             ],

@@ -28,7 +28,7 @@ let cleanSignals = """
 /// An external program run by a test, always bounded: `timeout(1)` wraps it
 /// (it puts the program in its own process group and, on expiry or on our
 /// SIGTERM, signals the whole group, so gpsfake's gpsd goes too).
-final class ChildProcess: @unchecked Sendable {
+final class BoundedProgram: @unchecked Sendable {
     // @unchecked: `Process` is not Sendable; it is only touched in init and
     // through its thread-safe pid, and the exit status lives in a Mutex.
     private let process = Process()
@@ -109,7 +109,7 @@ final class ChildProcess: @unchecked Sendable {
 
 /// A gpsd run directly (no gpsfake), so a test can SIGKILL it like a crash.
 final class GpsdDaemon: @unchecked Sendable {
-    // @unchecked for the same reason as ChildProcess.
+    // @unchecked for the same reason as BoundedProgram.
     private let process = Process()
     private let exited = Locked(false)
     private let exits: AsyncStream<Void>
