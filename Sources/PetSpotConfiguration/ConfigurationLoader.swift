@@ -23,7 +23,7 @@ public enum ConfigurationLoader {
     /// Largest accepted configuration file.
     public static let maximumFileSize = 1 << 20
     /// Longest Unix socket path (`sun_path` minus the terminating NUL).
-    public static let maximumSocketPathLength = 107
+    public static let maximumSocketPathLength = UnixSocketAddress.sunPathSize - 1
     /// Upper bound of every duration key, in seconds.
     public static let maximumDurationSeconds = 3600.0
 
@@ -114,6 +114,13 @@ public enum ConfigurationLoader {
         return join(cwd, path)
     }
 
+    /// `path` as written in a file of `baseDirectory`: relative paths are
+    /// taken from there (unchanged without a base directory).
+    package static func resolve(_ path: String, against baseDirectory: String?) -> String {
+        guard let baseDirectory, !path.hasPrefix("/") else { return path }
+        return join(baseDirectory, path)
+    }
+
     package static func directory(of path: String) -> String {
         PathName.directory(of: path) ?? "."
     }
@@ -134,10 +141,7 @@ private struct Parser {
         self.baseDirectory = baseDirectory
     }
 
-    func resolve(_ path: String) -> String {
-        guard let baseDirectory, !path.hasPrefix("/") else { return path }
-        return ConfigurationLoader.join(baseDirectory, path)
-    }
+    func resolve(_ path: String) -> String { ConfigurationLoader.resolve(path, against: baseDirectory) }
 
     mutating func configuration(_ root: [String: TOMLNode]) -> DaemonConfiguration {
         var reader = TableReader(path: "", entries: root)
@@ -156,16 +160,8 @@ private struct Parser {
     mutating func daemon(_ table: TableReader) -> DaemonSettings {
         var table = table
         var settings = DaemonSettings()
-        if let socket = table.nonEmptyString("socket", errors: &errors) {
-            let resolved = resolve(socket)
-            if resolved.utf8.count > ConfigurationLoader.maximumSocketPathLength {
-                table.fail(
-                    "socket",
-                    "path is \(resolved.utf8.count) bytes long; a Unix socket path is at most \(ConfigurationLoader.maximumSocketPathLength)",
-                    into: &errors)
-            } else {
-                settings.socket = resolved
-            }
+        if let socket = table.socketPath("socket", relativeTo: baseDirectory, errors: &errors) {
+            settings.socket = socket
         }
         if let mode = table.string("socket_mode", errors: &errors) {
             if let value = Parser.octalMode(mode) {

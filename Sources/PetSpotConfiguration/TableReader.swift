@@ -53,6 +53,23 @@ package struct TableReader {
         return text
     }
 
+    /// A Unix socket path: a non-empty string, a relative one taken from
+    /// `baseDirectory` (the file's), that fits `sun_path`
+    /// (``ConfigurationLoader/maximumSocketPathLength`` bytes).
+    package mutating func socketPath(
+        _ key: String, relativeTo baseDirectory: String?, errors: inout [ConfigurationError]
+    ) -> String? {
+        guard let text = nonEmptyString(key, errors: &errors) else { return nil }
+        let resolved = ConfigurationLoader.resolve(text, against: baseDirectory)
+        let limit = ConfigurationLoader.maximumSocketPathLength
+        guard resolved.utf8.count <= limit else {
+            fail(
+                key, "path is \(resolved.utf8.count) bytes long; a Unix socket path is at most \(limit)", into: &errors)
+            return nil
+        }
+        return resolved
+    }
+
     /// An integer value (floats are refused).
     package mutating func integer(_ key: String, errors: inout [ConfigurationError]) -> Int? {
         guard let node = value(key) else { return nil }

@@ -53,10 +53,7 @@ private struct KioskParser {
 
     init(baseDirectory: String?) { self.baseDirectory = baseDirectory }
 
-    func resolve(_ path: String) -> String {
-        guard let baseDirectory, !path.hasPrefix("/") else { return path }
-        return ConfigurationLoader.join(baseDirectory, path)
-    }
+    func resolve(_ path: String) -> String { ConfigurationLoader.resolve(path, against: baseDirectory) }
 
     mutating func configuration(_ root: [String: TOMLNode]) -> KioskConfiguration {
         var reader = TableReader(path: "", entries: root)
@@ -95,16 +92,8 @@ private struct KioskParser {
     mutating func location(_ table: TableReader) -> KioskLocationSettings {
         var table = table
         var settings = KioskLocationSettings()
-        if let socket = table.nonEmptyString("socket", errors: &errors) {
-            let resolved = resolve(socket)
-            if resolved.utf8.count > ConfigurationLoader.maximumSocketPathLength {
-                table.fail(
-                    "socket",
-                    "path is \(resolved.utf8.count) bytes long; a Unix socket path is at most \(ConfigurationLoader.maximumSocketPathLength)",
-                    into: &errors)
-            } else {
-                settings.socket = resolved
-            }
+        if let socket = table.socketPath("socket", relativeTo: baseDirectory, errors: &errors) {
+            settings.socket = socket
         }
         if let timeout = duration(&table, "gps_timeout", maximum: 300) { settings.gpsTimeout = timeout }
         table.reportUnknownKeys(errors: &errors)

@@ -88,6 +88,16 @@ import Testing
         #expect(found.first?.key == key, "\(found)")
     }
 
+    /// The longest path `sun_path` holds is accepted; one byte more is refused, naming the key.
+    @Test func aSocketPathMustFitSunPath() throws {
+        let longest = "/" + String(repeating: "s", count: 106)
+        let fits = try ConfigurationLoader.parse(text: "[daemon]\nsocket = \"\(longest)\"\n")
+        #expect(fits.daemon.socket == longest)
+        let found = errors("[daemon]\nsocket = \"\(longest)s\"\n")
+        #expect(found.map(\.key) == ["daemon.socket"], "\(found)")
+        #expect(found.first?.message.contains("108 bytes long") == true, "\(found)")
+    }
+
     @Test(arguments: [
         ("bogus = 1", "bogus"),
         ("[daemon]\nsockets = \"/x\"", "daemon.sockets"),

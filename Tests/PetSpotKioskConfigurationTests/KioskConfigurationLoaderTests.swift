@@ -110,6 +110,10 @@ struct KioskConfigurationLoaderTests {
         ),
         ("[outbox]\npath = 3\n", ["line 2: outbox.path: expected a string, found an integer"]),
         (
+            "[location]\nsocket = \"/\(String(repeating: "s", count: 107))\"\n",
+            ["line 2: location.socket: path is 108 bytes long; a Unix socket path is at most 107"]
+        ),
+        (
             "[delivery]\nendpoint = \"\"\"\nhttps://x\n\"\"\"\ntoken_file = \"t\"\nbogus = 1\n",
             [
                 "line 2: delivery.endpoint: must be a base URL without query, fragment or spaces, found \"https://x\n\"",
