@@ -51,40 +51,37 @@ extension Dispatcher {
                     method: RPCMethod.locationError,
                     params: ["subscription": subscription, "error": RPCCodec.encode(RPCError(error))]))
         }
-        /// The refusal for the client's authorization now, recorded; else how it may see fixes now.
-        let refusal: @Sendable () async -> Result<FixPresentation, LocationError> = {
+        /// How fixes are shown now; `nil` once authorization is gone.
+        let granted = GrantedPresentation(presentation)
+        /// Judges the client's authorization again and puts the answer in
+        /// `granted`; the refusal (recorded) when it has lost it, else `nil`.
+        let rejudge: @Sendable () async -> LocationError? = {
             let grant = await policy.grant(for: session.identity, connection: session.id)
             let state = grant.state
             guard let refusal = LocationError(refusing: state.status) else {
-                return .success(grant.presentation ?? .full)
+                granted.set(grant.presentation ?? .full)
+                return nil
             }
+            granted.set(nil)
             audit?.record(
                 AuditRecord(
                     method: AuditEvent.watchEnded.rawValue, state: state, client: session.identity,
                     reason: refusal.reason))
-            return .failure(refusal)
+            return refusal
         }
-
-        /// How fixes are shown now; `nil` once authorization is gone.
-        let granted = GrantedPresentation(presentation)
 
         // Fixes come through the fan-out when the connection can take them on its loop.
         if let fanOut, let outlet = session.updateOutlet, fanOut.serves(outlet.eventLoop) {
             let key = WatchFanOut.Key(connection: session.id, subscription: number)
             /// Judges authorization again after a policy change.
             let recheck: @Sendable () async -> Void = {
-                switch await refusal() {
-                case .success(let presentation):
-                    granted.set(presentation)
-                case .failure(let error):
-                    granted.set(nil)
-                    // Out of the fan-out (undelivered line dropped) before `location.error`.
-                    fanOut.remove(key, outlet: outlet)
-                    // Telling the client waits for its socket: a client that does not read must
-                    // not hold up the re-checks of every watcher after it (they run one by one),
-                    // so the notice is written on its own.
-                    Task { await end(error) }
-                }
+                guard let error = await rejudge() else { return }
+                // Out of the fan-out (undelivered line dropped) before `location.error`.
+                fanOut.remove(key, outlet: outlet)
+                // Telling the client waits for its socket: a client that does not read must
+                // not hold up the re-checks of every watcher after it (they run one by one),
+                // so the notice is written on its own.
+                Task { await end(error) }
             }
             let followUp: @Sendable () async -> Void = {
                 // The answer may have waited on a client that does not read,
@@ -110,11 +107,7 @@ extension Dispatcher {
         let followUp: @Sendable () async -> Void = {
             // Judged again before the first update: the answer may have waited
             // on a client that does not read, across policy changes.
-            switch await refusal() {
-            case .success(let presentation):
-                granted.set(presentation)
-            case .failure(let error):
-                granted.set(nil)
+            if let error = await rejudge() {
                 await end(error)
                 return
             }
@@ -125,11 +118,7 @@ extension Dispatcher {
                 }
                 group.addTask {
                     for await _ in changes {
-                        switch await refusal() {
-                        case .success(let presentation):
-                            granted.set(presentation)
-                        case .failure(let error):
-                            granted.set(nil)
+                        if let error = await rejudge() {
                             await end(error)
                             return
                         }
