@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "PetSpotDaemon",
             dependencies: [
-                "PetSpotLocation", "PetSpotFixHub", "PetSpotStaticSource", "PetSpotJSON",
+                "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON",
                 "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSystemd", "CMalloc",
                 "CProcessPin",
                 logging,
@@ -284,10 +284,11 @@ let package = Package(
             name: "PetSpotDaemonTests",
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
-                "PetSpotFixHub", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
+                "PetSpotFixHub", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
                 "DaemonTestSupport", logging, .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

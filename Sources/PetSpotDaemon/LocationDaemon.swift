@@ -10,8 +10,8 @@ import UnixSignals
 /// reloader, composed into one `ServiceGroup` that stops gracefully on
 /// SIGTERM or SIGINT.
 ///
-/// It takes any ``DaemonSource`` (the executable wires the gpsd source in;
-/// tests pass the mock), so the daemon library never imports gpsd.
+/// It takes any ``DaemonSource`` (the executable wires the configured source
+/// in), so the daemon library never imports gpsd or knows a source's kind.
 ///
 /// Under systemd (``SystemdIntegration``) it serves on the passed socket,
 /// announces `READY=1` once serving, `STOPPING=1` when a graceful shutdown
@@ -62,15 +62,13 @@ public struct LocationDaemon: Sendable {
     )
         -> [any Service]
     {
-        // A streaming source's fixes reach watchers loop by loop (WatchFanOut).
+        // The source's fixes reach watchers loop by loop (WatchFanOut).
         let policy = self.policy
-        let fanOut = source.hub.map { hub in
-            WatchFanOut(
-                group: MultiThreadedEventLoopGroup.singleton,
-                authorizationChanges: { await policy.authorizationChanges() }, hub: hub)
-        }
+        let fanOut = WatchFanOut(
+            group: MultiThreadedEventLoopGroup.singleton,
+            authorizationChanges: { await policy.authorizationChanges() }, hub: source.hub)
         let dispatcher = Dispatcher(
-            source: source.service, policy: policy, registry: registry, logger: logger, audit: audit, fanOut: fanOut)
+            hub: source.hub, policy: policy, registry: registry, logger: logger, fanOut: fanOut, audit: audit)
         let notifier = systemd.notifier
         let logger = self.logger
         let announce: @Sendable () -> Void = {
@@ -94,10 +92,8 @@ public struct LocationDaemon: Sendable {
                 onReady: announce),
             ReloadService(notifier: notifier, logger: logger, signals: hangups, onReload: reload),
         ]
-        if let producer = source.producer, let hub = source.hub {
-            services.append(ProducerService(producer: producer, hub: hub))
-        }
-        if let fanOut { services.append(fanOut) }
+        services.append(ProducerService(producer: source.producer, hub: source.hub))
+        services.append(fanOut)
         if let watchdog = systemd.watchdog, notifier.isEnabled {
             services.append(WatchdogService(notifier: notifier, schedule: watchdog))
         }

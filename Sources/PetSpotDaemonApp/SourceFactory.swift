@@ -17,8 +17,8 @@ enum SourceFactory {
         let fallback = try settings.fallback.map { _ in try staticPosition(settings).fallback }
         switch settings.kind {
         case .static:
-            let position = try staticPosition(settings)
-            return DaemonSource(service: StaticLocationService(position: position))
+            let producer = StaticFixProducer(position: try staticPosition(settings))
+            return DaemonSource(producer: producer, hub: producer.makeHub())
         case .simulated:
             return .streaming(
                 ScenarioPlayer(scenario: try scenario(settings)), minimumMode: settings.minMode, fallback: fallback)

@@ -1,10 +1,16 @@
 import PetSpotLocation
 import Synchronization
 
-/// The shared engine behind every streaming source: it keeps the newest
-/// valid fix, answers one-shot requests (at once from the cache, or by
-/// waiting with a deadline), fans fixes out to watchers, and keeps the
-/// counters `daemon.status` shows.
+/// The shared engine behind every source: it keeps the newest valid fix,
+/// answers one-shot requests (at once from the cache, or by waiting with a
+/// deadline), fans fixes out to watchers, and keeps the counters
+/// `daemon.status` shows.
+///
+/// A streaming source (gpsd, a scenario) feeds it fixes as they come. A
+/// fixed position (the static source) is a hub made with ``init(fixed:minimumMode:)``:
+/// it answers every request from the position at once, and its producer
+/// (which ticks only while someone listens, ``untilListened()``) feeds its
+/// watchers like any other source's.
 ///
 /// Every fix from a producer is validated here, so no source can hand a
 /// client an invalid coordinate. Watchers are buffered newest-only: a
@@ -39,6 +45,8 @@ public actor FixHub {
     public nonisolated let minimumMode: FixMode
     /// Answers while the primary has nothing.
     public nonisolated let fallback: Fallback?
+    /// The position a fixed hub answers every request from; `nil` for a streaming hub.
+    public nonisolated let fixed: Fallback?
 
     public private(set) var link: Link = .starting
     public private(set) var latest: LocationFix? {
@@ -63,6 +71,21 @@ public actor FixHub {
         var nextID: UInt64 = 0
         var byID: [UInt64: Watcher] = [:]
         var observers: [UInt64: @Sendable (LocationFix) -> Void] = [:]
+        /// Producers waiting in ``untilListened()``.
+        var listenWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+
+        var isListened: Bool { !byID.isEmpty || !observers.isEmpty }
+
+        /// Registers a listener; the producers waiting for one, to resume once the lock is released.
+        mutating func listen(
+            _ add: (inout Watchers, UInt64) -> Void
+        ) -> (UInt64, [CheckedContinuation<Void, Never>]) {
+            nextID &+= 1
+            add(&self, nextID)
+            let waiting = Array(listenWaiters.values)
+            listenWaiters.removeAll()
+            return (nextID, waiting)
+        }
     }
 
     /// Creates a hub.
@@ -74,6 +97,19 @@ public actor FixHub {
         self.kind = kind
         self.minimumMode = minimumMode
         self.fallback = fallback
+        self.fixed = nil
+    }
+
+    /// Creates a hub for a fixed position (the static source): every request
+    /// is answered from `position` at once (or refused at once when it asks
+    /// for a higher mode than the position has), and the source is up from
+    /// the start. Its watchers get the fixes its producer ticks in.
+    public init(fixed position: Fallback, minimumMode: FixMode = .twoD) {
+        self.kind = position.kind
+        self.minimumMode = minimumMode
+        self.fallback = nil
+        self.fixed = position
+        self.link = .up(device: nil)
     }
 
     // MARK: Input from producers
@@ -112,7 +148,11 @@ public actor FixHub {
     public nonisolated func cachedAnswer(
         _ request: LocationRequest, at now: ContinuousClock.Instant = .now
     ) -> LocationFix? {
-        snapshot.withLock { latest in
+        if let fixed {
+            let fix = fixed.makeFix(now)
+            return request.accepts(fix) ? fix : nil
+        }
+        return snapshot.withLock { latest in
             guard let latest, request.isAnswerable(from: latest, at: now) else { return nil }
             return latest
         }
@@ -121,6 +161,11 @@ public actor FixHub {
     /// One fix with the semantics of `location.get`; see ``LocationService/location(_:)``.
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
         let now = ContinuousClock.now
+        if fixed != nil {
+            // Nothing better will ever come: the position answers, or nothing does.
+            guard let fix = cachedAnswer(request, at: now) else { throw .locationUnknown }
+            return fix
+        }
         if let latest, request.isAnswerable(from: latest, at: now) { return latest }
         // A fresh cached fix that only misses desiredAccuracy has been seen:
         // it answers at the timeout unless a better one arrives.
@@ -158,14 +203,47 @@ public actor FixHub {
         let (stream, continuation) = AsyncThrowingStream<LocationFix, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(1)
         )
-        let id = watchers.withLock { watchers in
-            watchers.nextID &+= 1
-            watchers.byID[watchers.nextID] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
-            return watchers.nextID
+        let (id, waiting) = watchers.withLock { watchers in
+            watchers.listen { watchers, id in
+                watchers.byID[id] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
+            }
         }
+        for producer in waiting { producer.resume() }
         continuation.onTermination = { [weak self] _ in self?.removeWatcher(id) }
         return stream
     }
+
+    /// The fix a watcher joining now is shown at once: a fixed hub's
+    /// position; `nil` for a streaming hub, whose watchers get its next fix.
+    public nonisolated func fixForNewWatcher(at now: ContinuousClock.Instant = .now) -> LocationFix? {
+        fixed?.makeFix(now)
+    }
+
+    /// Returns once someone listens (a subscription or an observation), at
+    /// once if someone does now, or when the calling task is cancelled: a
+    /// producer that makes fixes only for listeners (the static source's
+    /// ticker) waits here, so an unwatched fixed hub costs no CPU.
+    public nonisolated func untilListened() async {
+        let id = watchers.withLock { watchers in
+            watchers.nextID &+= 1
+            return watchers.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = watchers.withLock { watchers in
+                    if watchers.isListened || Task.isCancelled { return true }
+                    watchers.listenWaiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            watchers.withLock { $0.listenWaiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Whether anyone listens now (see ``untilListened()``).
+    public nonisolated var isListened: Bool { watchers.withLock { $0.isListened } }
 
     /// Calls `observer` with every accepted fix, synchronously on the hub's
     /// executor as the fix arrives: for a consumer that fans fixes out
@@ -174,11 +252,10 @@ public actor FixHub {
     /// return at once: it holds up the hub while it runs.
     /// - Returns: ends the observation; later fixes are not passed on.
     public nonisolated func observe(_ observer: @escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void {
-        let id = watchers.withLock { watchers in
-            watchers.nextID &+= 1
-            watchers.observers[watchers.nextID] = observer
-            return watchers.nextID
+        let (id, waiting) = watchers.withLock { watchers in
+            watchers.listen { watchers, id in watchers.observers[id] = observer }
         }
+        for producer in waiting { producer.resume() }
         return { [weak self] in _ = self?.watchers.withLock { $0.observers.removeValue(forKey: id) } }
     }
 
@@ -194,7 +271,8 @@ public actor FixHub {
             kind: kind,
             connected: connected,
             device: device,
-            lastFixAge: latest.map { $0.age() },
+            // A fixed position is as fresh as any answer it gives.
+            lastFixAge: fixed != nil ? 0 : latest.map { $0.age() },
             fixes: fixCount,
             rejected: rejectedCount,
             reconnects: reconnectCount,

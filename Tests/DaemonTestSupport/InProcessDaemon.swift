@@ -132,11 +132,11 @@ public final class InProcessDaemon: Sendable {
         guard settings.kind == .static, let position = settings.static else {
             throw StartFailure(description: "the in-process harness builds only the static source")
         }
-        return DaemonSource(
-            service: StaticLocationService(
-                position: try StaticPosition(
-                    latitude: position.coordinate.latitude, longitude: position.coordinate.longitude,
-                    horizontalAccuracy: position.horizontalAccuracy, altitude: position.altitude)))
+        let producer = StaticFixProducer(
+            position: try StaticPosition(
+                latitude: position.coordinate.latitude, longitude: position.coordinate.longitude,
+                horizontalAccuracy: position.horizontalAccuracy, altitude: position.altitude))
+        return DaemonSource(producer: producer, hub: producer.makeHub())
     }
 
     static func logger() -> Logger {

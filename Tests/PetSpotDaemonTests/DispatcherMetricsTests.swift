@@ -1,10 +1,10 @@
 import Logging
 import MetricsTestKit
+import NIOPosix
 import PetSpotDaemon
 import PetSpotFixHub
 import PetSpotJSON
 import PetSpotLocation
-import PetSpotLocationMock
 import PetSpotSimulatedSource
 import PetSpotProtocol
 import Testing
@@ -15,11 +15,11 @@ struct DispatcherMetricsTests {
     @Test("requests are counted by method, errors by code")
     func countsRequestsAndErrors() async throws {
         let metrics = TestMetrics()
-        let mock = MockLocationService()
-        await mock.send(.fix(ScriptedFix(latitude: 1, longitude: 2, horizontalAccuracy: 5).makeFix()))
+        let hub = FixHub(kind: .simulated)
+        await hub.receive(.fix(ScriptedFix(latitude: 1, longitude: 2, horizontalAccuracy: 5).makeFix()))
         let dispatcher = Dispatcher(
-            source: mock, policy: OpenAccess(), registry: ClientRegistry(capacity: 4),
-            logger: Logger(label: "test"), metrics: metrics)
+            hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 4), logger: Logger(label: "test"),
+            fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub), metrics: metrics)
         let session = ClientSession(id: ConnectionID(1), identity: ClientIdentity(uid: 1, gid: 1, pid: 1))
         let send: MessageSink = { _ in }
         func line(_ text: String) async -> DispatchOutcome {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 @testable import PetSpotDaemon
 import PetSpotFixHub
 import PetSpotJSON
@@ -24,18 +25,14 @@ import TestSupport
         let session: ClientSession
         let auditPath: String
 
-        init(
-            policy: Policy,
-            source: any LocationService & SourceStatusReporting = StaticLocationService(position: position)
-        )
-            throws
-        {
+        init(policy: Policy, hub: FixHub = StaticFixProducer(position: position).makeHub()) throws {
             directory = try TemporaryDirectory()
             auditPath = directory.file("audit.jsonl")
             let logger = Logger(label: "test")
             engine = PolicyEngine(policy: policy, stateDirectory: directory.path, logger: logger)
             dispatcher = Dispatcher(
-                source: source, policy: engine, registry: ClientRegistry(capacity: 8), logger: logger,
+                hub: hub, policy: engine, registry: ClientRegistry(capacity: 8), logger: logger,
+                fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub),
                 audit: AuditLog(path: auditPath, maxBytes: 1 << 20, logger: logger))
             session = ClientSession(id: ConnectionID(1), identity: alice)
         }
@@ -147,7 +144,7 @@ import TestSupport
 
     @Test func aStreamingSourceAnswersAtOnceOnlyFromAFreshEnoughFix() async throws {
         let hub = FixHub(kind: .gpsd)
-        let setup = try Setup(policy: Policy(defaultStatus: .authorized), source: HubLocationService(hub: hub))
+        let setup = try Setup(policy: Policy(defaultStatus: .authorized), hub: hub)
         defer { setup.directory.remove() }
         let received = ContinuousClock.now - .seconds(3)
         await hub.receive(.connected(device: nil))

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import PetSpotFixHub
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
@@ -133,5 +134,49 @@ import Testing
         let outlet = LoopBoundOutlet(RecordingOutlet(), eventLoop: other)
         #expect(
             !fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: outlet))
+    }
+
+    @Test func observesTheHubOnlyWhileItHasWatchers() async throws {
+        let loop = EmbeddedEventLoop()
+        let hub = FixHub(kind: .gpsd)
+        let fanOut = WatchFanOut(group: loop, hub: hub)
+        let outlet = RecordingOutlet()
+        let bound = LoopBoundOutlet(outlet, eventLoop: loop)
+        #expect(!hub.isListened)  // a source that ticks for listeners rests
+        fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound)
+        fanOut.add(Self.key(2), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound)
+        #expect(hub.isListened)
+        await hub.receive(.fix(Self.fix(1, after: 0)))
+        fanOut.remove(Self.key(1), outlet: bound)
+        #expect(hub.isListened)
+        fanOut.remove(Self.key(2), outlet: bound)
+        #expect(!hub.isListened)
+        await hub.receive(.fix(Self.fix(2, after: 1)))
+        loop.run()
+        #expect(outlet.lines.map(\.fix.coordinate.latitude) == [1, 1])
+    }
+
+    @Test func aJoiningWatcherAloneIsShownAFixedHubsPosition() throws {
+        let loop = EmbeddedEventLoop()
+        let position = Self.fix(7, after: 0)
+        let hub = FixHub(fixed: Fallback(kind: .static) { now in position })
+        let fanOut = WatchFanOut(group: loop, hub: hub)
+        let outlet = RecordingOutlet()
+        let bound = LoopBoundOutlet(outlet, eventLoop: loop)
+        fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound)
+        fanOut.add(
+            Self.key(2), options: WatchOptions(), presentation: GrantedPresentation(.reduced(cellMeters: 3000)),
+            outlet: bound)
+        fanOut.showCurrentFix(to: Self.key(2), outlet: bound)
+        loop.run()
+        // Only the joining watcher, as its grant shows it.
+        #expect(outlet.lines.map(\.subscription) == [2])
+        #expect(outlet.lines.first?.fix.accuracy == .reduced)
+        // A streaming hub has nothing to show at once.
+        let streaming = WatchFanOut(group: loop, hub: FixHub(kind: .gpsd))
+        streaming.add(Self.key(3), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound)
+        streaming.showCurrentFix(to: Self.key(3), outlet: bound)
+        loop.run()
+        #expect(outlet.lines.count == 1)
     }
 }

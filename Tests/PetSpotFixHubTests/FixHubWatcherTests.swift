@@ -118,28 +118,6 @@ import Testing
         await hub.receive(.fix(makeFix()))
         #expect(await hub.status().fixes == 2)
     }
-
-    @Test func hubLocationServiceRelaysAndUnsubscribes() async throws {
-        let hub = FixHub(kind: .gpsd)
-        let service = HubLocationService(hub: hub)
-        let stream = service.updates(WatchOptions())
-        let reader = Task { () -> LocationFix? in
-            var iterator = stream.makeAsyncIterator()
-            return try await iterator.next()
-        }
-        #expect(await eventually { hub.watcherCount == 1 })
-        let fix = makeFix()
-        await hub.receive(.fix(fix))
-        #expect(try await reader.value == fix)
-        // Abandoning a read ends the relay stream, and with it the hub subscription.
-        _ = await next(stream, within: .milliseconds(50))
-        #expect(await eventually { hub.watcherCount == 0 })
-        // Any age: the point is the relay, and under ThreadSanitizer on a
-        // loaded machine the default 5 s maxAge passed before this line.
-        #expect(try await service.location(LocationRequest(maxAge: .seconds(3600), timeout: .zero)) == fix)
-        #expect(try await service.authorizationStatus() == .alwaysAuthorized)
-        #expect(await service.sourceStatus().fixes == 1)
-    }
 }
 
 /// Watchers ending while fixes are delivered: the hub must not hold its

@@ -24,7 +24,6 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
     let hub: FixHub
     /// The gpsd reader that feeds ``hub``.
     let producer: GpsdFixProducer
-    private let service: HubLocationService
 
     /// Creates the source; nothing connects until ``run()``.
     /// - Parameters:
@@ -41,7 +40,6 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
         let hub = FixHub(kind: .gpsd, minimumMode: minimumMode, fallback: fallback)
         self.hub = hub
         self.producer = GpsdFixProducer(configuration: configuration, logger: logger)
-        self.service = HubLocationService(hub: hub)
     }
 
     /// Reads gpsd (reconnecting as needed) until the calling task is cancelled.
@@ -50,15 +48,16 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
     }
 
     func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
-        try await service.location(request)
+        if let cached = hub.cachedAnswer(request) { return cached }
+        return try await hub.location(request)
     }
 
     func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
-        service.updates(options)
+        hub.subscribe(options)
     }
 
     func authorizationStatus() async throws(LocationError) -> AuthorizationState {
-        try await service.authorizationStatus()
+        .alwaysAuthorized
     }
 
     func requestAuthorization(
@@ -66,8 +65,8 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
     ) async throws(LocationError)
         -> AuthorizationState
     {
-        try await service.requestAuthorization(accuracy: accuracy)
+        .alwaysAuthorized
     }
 
-    func sourceStatus() async -> SourceStatus { await service.sourceStatus() }
+    func sourceStatus() async -> SourceStatus { await hub.status() }
 }

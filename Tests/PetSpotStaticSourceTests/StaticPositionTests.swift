@@ -65,36 +65,92 @@ import Testing
     }
 }
 
-@Suite struct StaticLocationServiceTests {
-    @Test func answersItsPosition() async throws {
-        let service = StaticLocationService(position: try StaticPosition(latitude: 1, longitude: 2))
-        let fix = try await service.location(LocationRequest(maxAge: .zero))
+/// The static source is a fixed hub fed by a ticker: the position answers
+/// every request at once, and ticks reach watchers only while someone listens.
+@Suite(.timeLimit(.minutes(1))) struct StaticSourceTests {
+    static let position = try! StaticPosition(latitude: 1, longitude: 2)
+
+    @Test func answersItsPositionAtOnce() async throws {
+        let hub = StaticFixProducer(position: Self.position).makeHub()
+        let fix = try await hub.location(LocationRequest(maxAge: .zero))
         #expect(fix.coordinate == Coordinate(latitude: 1, longitude: 2))
         #expect(fix.age() < 5)
-        #expect(try await service.location(LocationRequest(minMode: .twoD)).mode == .twoD)
+        #expect(try await hub.location(LocationRequest(minMode: .twoD)).mode == .twoD)
+        // Without an actor hop too, and without any tick having happened.
+        #expect(hub.cachedAnswer(LocationRequest(maxAge: .zero))?.coordinate == fix.coordinate)
+        #expect(await hub.status().fixes == 0)
     }
 
-    @Test func twoDimensionalPositionCannotAnswerA3DRequest() async throws {
-        let service = StaticLocationService(position: try StaticPosition(latitude: 1, longitude: 2))
+    @Test func twoDimensionalPositionRefusesA3DRequestAtOnce() async throws {
+        let hub = StaticFixProducer(position: Self.position).makeHub()
+        // Nothing better will come: refused at once, not at the 300 s timeout (the suite's limit is a minute).
         await #expect(throws: LocationError.locationUnknown) {
-            try await service.location(LocationRequest(minMode: .threeD))
+            try await hub.location(LocationRequest(timeout: .seconds(300), minMode: .threeD))
         }
-        let withAltitude = StaticLocationService(position: try StaticPosition(latitude: 1, longitude: 2, altitude: 3))
-        #expect(try await withAltitude.location(LocationRequest(minMode: .threeD)).mode == .threeD)
+        #expect(hub.cachedAnswer(LocationRequest(minMode: .threeD)) == nil)
+        let withAltitude = StaticFixProducer(position: try StaticPosition(latitude: 1, longitude: 2, altitude: 3))
+        #expect(try await withAltitude.makeHub().location(LocationRequest(minMode: .threeD)).mode == .threeD)
     }
 
-    @Test func watchersGetThePositionAtOnce() async throws {
-        let service = StaticLocationService(position: try StaticPosition(latitude: 1, longitude: 2))
-        var iterator = service.updates(WatchOptions(distanceFilter: 10)).makeAsyncIterator()
-        let fix = try await iterator.next()
-        #expect(fix?.coordinate == Coordinate(latitude: 1, longitude: 2))
+    @Test func aNewWatcherIsShownThePosition() throws {
+        let hub = StaticFixProducer(position: Self.position).makeHub()
+        #expect(hub.fixForNewWatcher()?.coordinate == Self.position.coordinate)
+        // A streaming hub has nothing to show before its next fix.
+        #expect(FixHub(kind: .gpsd, fallback: Self.position.fallback).fixForNewWatcher() == nil)
+    }
+
+    @Test func ticksWhileWatchedOnAFixedSchedule() async throws {
+        let period = Duration.milliseconds(20)
+        let producer = StaticFixProducer(position: Self.position, period: period)
+        let hub = producer.makeHub()
+        let running = Task { await producer.run(reportingTo: hub) }
+        defer { running.cancel() }
+        var updates = hub.subscribe(WatchOptions()).makeAsyncIterator()
+        var times: [ContinuousClock.Instant] = []
+        for _ in 0..<3 {
+            let fix = try #require(try await updates.next())
+            #expect(fix.coordinate == Self.position.coordinate && fix.source == .static)
+            times.append(fix.receivedAt)
+        }
+        // Whole periods apart (a slow consumer may skip a tick, never shift one).
+        for (previous, next) in zip(times, times.dropFirst()) {
+            let periods = (next - previous) / period
+            #expect(periods >= 1 && periods == periods.rounded(), "\(next - previous)")
+        }
+        #expect(await hub.status().lastFixAge == 0)
+    }
+
+    @Test func restsWhileNobodyListens() async throws {
+        let producer = StaticFixProducer(position: Self.position, period: .milliseconds(1))
+        let hub = producer.makeHub()
+        let running = Task { await producer.run(reportingTo: hub) }
+        // An absence has no signal: fifty periods with nobody listening must bring no tick.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(await hub.status().fixes == 0)
+        #expect(!hub.isListened)
+        // A listener wakes it.
+        var updates = hub.subscribe(WatchOptions()).makeAsyncIterator()
+        #expect(try await updates.next() != nil)
+        #expect(await hub.status().fixes >= 1)
+        running.cancel()
+        await running.value  // returns once cancelled, whether waiting for a listener or for the next tick
+    }
+
+    @Test func cancelledWhileWaitingForAListenerReturns() async {
+        let producer = StaticFixProducer(position: Self.position)
+        let hub = producer.makeHub()
+        let running = Task { await producer.run(reportingTo: hub) }
+        running.cancel()
+        await running.value
+        #expect(await hub.status().fixes == 0)
     }
 
     @Test func status() async throws {
-        let service = StaticLocationService(position: try StaticPosition(latitude: 1, longitude: 2))
-        let status = await service.sourceStatus()
+        let hub = StaticFixProducer(position: Self.position).makeHub()
+        let status = await hub.status()
         #expect(status.kind == .static)
         #expect(status.connected)
-        #expect(try await service.authorizationStatus() == .alwaysAuthorized)
+        #expect(status.fallback == nil)
+        #expect(status.lastFixAge == 0)
     }
 }

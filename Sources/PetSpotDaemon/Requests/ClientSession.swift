@@ -4,13 +4,14 @@ import PetSpotLocation
 import Synchronization
 
 /// The state of one connection: who it is, its subscriptions, its
-/// requests in flight. Each subscription is stopped through its own signal
-/// stream so `location.unwatch` and disconnects end it without unstructured tasks.
+/// requests in flight. A subscription ends through the handler it was
+/// activated with, so `location.unwatch` and disconnects end it without
+/// unstructured tasks.
 public actor ClientSession {
     public nonisolated let id: ConnectionID
     public nonisolated let identity: ClientIdentity
     /// Where ``WatchFanOut`` writes this connection's updates; `nil` when
-    /// the transport has none (updates then go through the message sink).
+    /// the transport has none (it then cannot watch).
     public nonisolated let updateOutlet: LoopBoundOutlet?
     /// Queues a message on the connection without waiting for the client to
     /// read it (messages to a prompt agent: a stuck agent must never hold up
@@ -21,14 +22,8 @@ public actor ClientSession {
     private let maxSubscriptions: Int
     private let maxInFlight: Int
     private var nextSubscription = 0
-    private var subscriptions: [Int: Subscription] = [:]
-
-    private struct Subscription {
-        /// Finishes the stream that stops a subscription's own tasks.
-        var stop: AsyncStream<Void>.Continuation
-        /// Ends a subscription that runs without tasks (``activate(_:start:onEnd:)``).
-        var onEnd: (@Sendable () -> Void)?
-    }
+    /// Open subscriptions, each with what ends it once activated (``activate(_:start:onEnd:)``).
+    private var subscriptions: [Int: (@Sendable () -> Void)?] = [:]
     private var inFlight = 0
     /// Requests held, subscriptions open and the agent role, mirrored for
     /// ``isIdle`` (read on the connection's event loop, without the actor).
@@ -77,14 +72,13 @@ public actor ClientSession {
     /// Requests held now (in flight, or answered and not yet written).
     public var requestsInFlight: Int { inFlight }
 
-    /// Opens a subscription: its number and the stream that finishes when it must stop.
-    public func openSubscription() -> (Int, AsyncStream<Void>)? {
+    /// Opens a subscription: its number, `nil` past the limit or once closed.
+    public func openSubscription() -> Int? {
         guard !closed, subscriptions.count < maxSubscriptions else { return nil }
         nextSubscription += 1
-        let (stop, continuation) = AsyncStream<Void>.makeStream()
-        subscriptions[nextSubscription] = Subscription(stop: continuation)
+        subscriptions[nextSubscription] = .some(nil)
         activity.add(1, ordering: .relaxed)
-        return (nextSubscription, stop)
+        return nextSubscription
     }
 
     /// Starts subscription `number` if it is still open: runs `start` and
@@ -98,17 +92,16 @@ public actor ClientSession {
     ) -> Bool {
         guard subscriptions[number] != nil else { return false }
         start()
-        subscriptions[number]?.onEnd = onEnd
+        subscriptions[number] = onEnd
         return true
     }
 
     /// Stops subscription `number`; `false` when it does not exist.
     @discardableResult
     public func closeSubscription(_ number: Int) -> Bool {
-        guard let subscription = subscriptions.removeValue(forKey: number) else { return false }
+        guard let onEnd = subscriptions.removeValue(forKey: number) else { return false }
         activity.subtract(1, ordering: .relaxed)
-        subscription.stop.finish()
-        subscription.onEnd?()
+        onEnd?()
         return true
     }
 
@@ -118,10 +111,7 @@ public actor ClientSession {
         let ending = subscriptions.values
         activity.subtract(ending.count, ordering: .relaxed)
         subscriptions.removeAll()
-        for subscription in ending {
-            subscription.stop.finish()
-            subscription.onEnd?()
-        }
+        for onEnd in ending { onEnd?() }
     }
 
     /// The connection became the prompt agent: never idle from now on.

@@ -1,5 +1,6 @@
 import Logging
 import Metrics
+import PetSpotFixHub
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
@@ -21,10 +22,12 @@ public struct DispatchOutcome: Sendable {
 }
 
 /// Answers JSON-RPC requests for one daemon: the methods of SPEC §5 over a
-/// position source, an access policy and the client registry. Transport-free,
+/// position source's hub, an access policy and the client registry.
+/// Transport-free (watch updates go to the connection's ``UpdateOutlet``),
 /// so tests drive it directly.
 public struct Dispatcher: Sendable {
-    public let source: any LocationService & SourceStatusReporting
+    /// Where positions come from (every kind of source is a hub).
+    public let hub: FixHub
     public let policy: any AccessPolicy
     public let registry: ClientRegistry
     public let startedAt: ContinuousClock.Instant
@@ -32,26 +35,22 @@ public struct Dispatcher: Sendable {
     /// Where location requests are recorded (SPEC §6), when configured.
     public let audit: AuditLog?
     private let metrics: DaemonMetrics
-    /// Delivers a streaming source's fixes to watchers loop by loop; `nil`
-    /// gives each watcher its own subscription to ``source``.
-    public let fanOut: WatchFanOut?
-    /// ``source`` when it can answer without waiting.
-    private let immediate: (any ImmediateLocationAnswering)?
+    /// Delivers ``hub``'s fixes to watchers loop by loop.
+    public let fanOut: WatchFanOut
 
     public init(
-        source: any LocationService & SourceStatusReporting,
+        hub: FixHub,
         policy: any AccessPolicy,
         registry: ClientRegistry,
         logger: Logger,
+        fanOut: WatchFanOut,
         audit: AuditLog? = nil,
         metrics: any MetricsFactory = MetricsSystem.factory,
-        fanOut: WatchFanOut? = nil,
         startedAt: ContinuousClock.Instant = .now
     ) {
         self.fanOut = fanOut
-        self.immediate = source as? any ImmediateLocationAnswering
         self.metrics = DaemonMetrics(factory: metrics)
-        self.source = source
+        self.hub = hub
         self.policy = policy
         self.registry = registry
         self.logger = logger
@@ -102,12 +101,12 @@ public struct Dispatcher: Sendable {
     /// This is the common request; answered here it costs no task, actor
     /// hop or async write (docs/PERFORMANCE.md).
     public func answerAtOnce(_ line: some Collection<UInt8>, session: ClientSession) -> [UInt8]? {
-        guard let immediate, let grant = session.grant(valid: policy.grantGeneration),
+        guard let grant = session.grant(valid: policy.grantGeneration),
             grant.state.status == .authorized, let presentation = grant.presentation,
             case .single(.request(let request)) = RPCCodec.decode(line: line),
             request.method == RPCMethod.locationGet.rawValue, let id = request.id,
             let options = try? RPCParams.locationGet(request.params),
-            let fix = immediate.immediateLocation(presentation.serving(options))
+            let fix = hub.cachedAnswer(presentation.serving(options))
         else { return nil }
         metrics.request(request.method)
         let shown = presentation.apply(fix)
@@ -227,7 +226,9 @@ public struct Dispatcher: Sendable {
         var (accuracy, presentation) = try await authorized(session, method: method)
         let raw: LocationFix
         do {
-            raw = try await source.location(presentation.serving(request))
+            let serving = presentation.serving(request)
+            // From the cache without an actor hop when it answers.
+            if let cached = hub.cachedAnswer(serving) { raw = cached } else { raw = try await hub.location(serving) }
         } catch {
             audit?.record(
                 AuditRecord(
@@ -264,7 +265,7 @@ public struct Dispatcher: Sendable {
     }
 
     private func daemonStatus() async -> JSONValue {
-        let sourceStatus = await source.sourceStatus()
+        let sourceStatus = await hub.status()
         let uptime = (ContinuousClock.now - startedAt).seconds
         var status: [String: JSONValue] = [
             "version": .string(DaemonVersion.current),

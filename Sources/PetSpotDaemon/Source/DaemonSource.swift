@@ -2,21 +2,18 @@ import PetSpotFixHub
 import PetSpotLocation
 import ServiceLifecycle
 
-/// The position source the daemon serves from: a service to ask, and
-/// (for streaming sources) the producer that feeds it, run as a service of
-/// its own.
+/// The position source the daemon serves from: the hub every request and
+/// watch is answered from, and the producer that feeds it (the gpsd reader,
+/// the scenario player, the static position's ticker), run as a service of
+/// its own. Every kind of source has this one shape, so the daemon has one
+/// path for answers and one for watches.
 public struct DaemonSource: Sendable {
+    /// Feeds ``hub``.
+    public var producer: any FixProducer
     /// Answers location requests and watches.
-    public var service: any LocationService & SourceStatusReporting
-    /// Feeds ``service`` (gpsd reader, scenario player); `nil` for the static source.
-    public var producer: (any FixProducer)?
-    /// The hub between them, when there is one.
-    public var hub: FixHub?
+    public var hub: FixHub
 
-    public init(
-        service: any LocationService & SourceStatusReporting, producer: (any FixProducer)? = nil, hub: FixHub? = nil
-    ) {
-        self.service = service
+    public init(producer: any FixProducer, hub: FixHub) {
         self.producer = producer
         self.hub = hub
     }
@@ -25,8 +22,8 @@ public struct DaemonSource: Sendable {
     public static func streaming(
         _ producer: any FixProducer, minimumMode: FixMode, fallback: Fallback? = nil
     ) -> DaemonSource {
-        let hub = FixHub(kind: producer.kind, minimumMode: minimumMode, fallback: fallback)
-        return DaemonSource(service: HubLocationService(hub: hub), producer: producer, hub: hub)
+        DaemonSource(
+            producer: producer, hub: FixHub(kind: producer.kind, minimumMode: minimumMode, fallback: fallback))
     }
 }
 

@@ -5,8 +5,7 @@ import ServiceLifecycle
 import NIOConcurrencyHelpers
 import PetSpotFixHub
 
-/// Fans a streaming source's fixes out to every watcher: one job per event
-/// loop per fix, which serializes the fix once per presentation and writes
+/// Fans a source's fixes out to every watcher: one job per event loop per fix, which serializes the fix once per presentation and writes
 /// each of its watchers' lines straight to their connections.
 ///
 /// The obvious design, a task per watcher awaiting its own stream, costs a
@@ -16,7 +15,10 @@ import PetSpotFixHub
 /// keyed by connection and subscription, and a fix reaches them in one pass.
 ///
 /// A watch here holds no task: its authorization re-check runs from this
-/// service when the policy changes, and its end removes it.
+/// service when the policy changes, and its end removes it. The fan-out
+/// observes the hub only while it has watchers, so a source that makes
+/// fixes only for listeners (the static position's ticker) rests while
+/// nobody watches.
 ///
 /// Per-watcher rules are the same as a hub subscription's:
 /// ``WatchOptions/shouldDeliver(_:after:)`` decides, the watcher's granted
@@ -41,13 +43,23 @@ public final class WatchFanOut: Service, Sendable {
     typealias Observation = @Sendable (@escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void
 
     private let observe: Observation
+    /// What a watcher joining now is shown at once (``FixHub/fixForNewWatcher(at:)``).
+    private let currentFix: @Sendable () -> LocationFix?
     private let authorizationChanges: (@Sendable () async -> AsyncStream<Void>)?
     private let tables: [(loop: any EventLoop, table: NIOLoopBoundBox<LoopTable>)]
-    /// Every watcher, with its authorization re-check. Behind a lock:
-    /// watchers come and go from any task (and from synchronous end
-    /// handlers), a policy change runs the re-checks from ``run()``, and a
-    /// fix with nobody watching wakes no event loop.
-    private let watchers = NIOLockedValueBox<[Key: (@Sendable () async -> Void)?]>([:])
+    /// Every watcher, with its authorization re-check, and the observation
+    /// of the hub while there is any. Behind a lock: watchers come and go
+    /// from any task (and from synchronous end handlers), and a policy
+    /// change runs the re-checks from ``run()``.
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var watchers: [Key: (@Sendable () async -> Void)?] = [:]
+        /// Ends the hub observation; set while ``watchers`` is not empty.
+        var endObservation: (@Sendable () -> Void)?
+        /// After a graceful shutdown nothing observes the hub again.
+        var isStopped = false
+    }
 
     /// Creates the fan-out for the loops of `group`, fed by `hub` directly
     /// (``FixHub/observe(_:)``).
@@ -58,14 +70,17 @@ public final class WatchFanOut: Service, Sendable {
         group: any EventLoopGroup, authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
         hub: FixHub
     ) {
-        self.init(group: group, authorizationChanges: authorizationChanges, observe: hub.observe)
+        self.init(
+            group: group, authorizationChanges: authorizationChanges, currentFix: { hub.fixForNewWatcher() },
+            observe: hub.observe)
     }
 
     init(
         group: any EventLoopGroup, authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
-        observe: @escaping Observation
+        currentFix: @escaping @Sendable () -> LocationFix? = { nil }, observe: @escaping Observation
     ) {
         self.observe = observe
+        self.currentFix = currentFix
         self.authorizationChanges = authorizationChanges
         self.tables = group.makeIterator().map { loop in
             (loop, NIOLoopBoundBox.makeBoxSendingValue(LoopTable(), as: LoopTable.self, eventLoop: loop))
@@ -82,22 +97,26 @@ public final class WatchFanOut: Service, Sendable {
                     for await _ in changes.cancelOnGracefulShutdown() { await self.recheckAll() }
                 }
             }
-            let end = observe { [self] fix in publish(fix) }
-            defer { end() }
             try? await gracefulShutdown()
+            let end = state.withLockedValue { state in
+                state.isStopped = true
+                defer { state.endObservation = nil }
+                return state.endObservation
+            }
+            end?()
         }
     }
 
     /// Runs every watcher's re-check (one after another: a reload is rare,
     /// and each asks the policy actor anyway).
     func recheckAll() async {
-        let all = watchers.withLockedValue { $0.values.compactMap { $0 } }
+        let all = state.withLockedValue { $0.watchers.values.compactMap { $0 } }
         for recheck in all { await recheck() }
     }
 
     /// Hands `fix` to every loop's watchers.
     func publish(_ fix: LocationFix) {
-        guard watchers.withLockedValue({ !$0.isEmpty }) else { return }
+        guard state.withLockedValue({ !$0.watchers.isEmpty }) else { return }
         for (loop, table) in tables {
             loop.execute { table.value.deliver(fix) }
         }
@@ -115,7 +134,14 @@ public final class WatchFanOut: Service, Sendable {
         recheck: (@Sendable () async -> Void)? = nil
     ) -> Bool {
         guard let table = table(for: outlet.eventLoop) else { return false }
-        watchers.withLockedValue { $0[key] = .some(recheck) }
+        // The first watcher starts the observation (under the lock: the
+        // hub's lock is taken inside ours, never the other way round).
+        state.withLockedValue { state in
+            state.watchers[key] = .some(recheck)
+            if state.endObservation == nil, !state.isStopped {
+                state.endObservation = observe { [self] fix in publish(fix) }
+            }
+        }
         outlet.eventLoop.execute {
             table.value.watchers[key] = LoopTable.Watcher(
                 options: options, presentation: presentation, outlet: outlet.value, subscription: key.subscription)
@@ -125,10 +151,27 @@ public final class WatchFanOut: Service, Sendable {
 
     /// Stops delivering to a watcher and drops its undelivered line.
     func remove(_ key: Key, outlet: LoopBoundOutlet) {
-        watchers.withLockedValue { _ = $0.removeValue(forKey: key) }
+        let end = state.withLockedValue { state -> (@Sendable () -> Void)? in
+            state.watchers.removeValue(forKey: key)
+            guard state.watchers.isEmpty else { return nil }
+            defer { state.endObservation = nil }
+            return state.endObservation
+        }
+        end?()
         guard let table = table(for: outlet.eventLoop) else { return }
         outlet.eventLoop.execute {
             table.value.watchers.removeValue(forKey: key)?.outlet.discard(subscription: key.subscription)
+        }
+    }
+
+    /// Shows one watcher the source's current fix, if it has one to show at
+    /// once (a fixed position), by the watcher's own rules; for a watcher
+    /// that just joined and whose grant is set.
+    func showCurrentFix(to key: Key, outlet: LoopBoundOutlet) {
+        guard let table = table(for: outlet.eventLoop), let fix = currentFix() else { return }
+        outlet.eventLoop.execute {
+            guard let watcher = table.value.watchers[key] else { return }
+            table.value.deliver(fix, to: [watcher])
         }
     }
 
@@ -164,7 +207,10 @@ final class LoopTable {
     /// rendered once. Each watcher's filter judges the fix as that watcher is
     /// shown it (``FixPresentation/shouldDeliver(_:after:options:)``), so a
     /// reduced watch never learns of moves inside a cell.
-    func deliver(_ fix: LocationFix) {
+    func deliver(_ fix: LocationFix) { deliver(fix, to: watchers.values) }
+
+    /// Writes `fix` to those of `watchers` whose options take it.
+    func deliver(_ fix: LocationFix, to watchers: some Collection<Watcher>) {
         guard !watchers.isEmpty else { return }
         let now = ContinuousClock.now
         // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher.
@@ -173,7 +219,7 @@ final class LoopTable {
                 presentation: FixPresentation, shown: LocationFix, notification: UpdateNotification,
                 lines: [Int: RenderedUpdate]
             )] = []
-        for watcher in watchers.values {
+        for watcher in watchers {
             guard let presentation = watcher.presentation.value else { continue }
             let index: Int
             if let known = rendered.firstIndex(where: { $0.presentation == presentation }) {
