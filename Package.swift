@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "PetSpotLocation", targets: ["PetSpotLocation"]),
         .library(name: "PetSpotLocationMock", targets: ["PetSpotLocationMock"]),
         .library(name: "PetSpotSimulatedSource", targets: ["PetSpotSimulatedSource"]),
+        .library(name: "PetSpotFixHub", targets: ["PetSpotFixHub"]),
         .library(name: "PetSpotStaticSource", targets: ["PetSpotStaticSource"]),
         .library(name: "PetSpotGpsd", targets: ["PetSpotGpsd"]),
         .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
@@ -48,6 +49,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -103,6 +105,16 @@ let package = Package(
         // POSIX pieces several modules need: the user/group databases, bounded reads of small files.
         .target(name: "PetSpotPOSIX", swiftSettings: swiftSettings),
         .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        // The Prometheus exposition written for node_exporter's textfile collector (daemon and kiosk).
+        .target(
+            name: "PetSpotMetricsFile",
+            dependencies: [
+                "PetSpotPOSIX", logging, .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // systemd integration without libsystemd: sd_notify, watchdog, socket activation.
         .target(name: "PetSpotSystemd", dependencies: ["PetSpotPOSIX"], swiftSettings: swiftSettings),
         .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation", "PetSpotJSON"], swiftSettings: swiftSettings),
@@ -138,7 +150,10 @@ let package = Package(
         ),
         .target(
             name: "PetSpotOutbox",
-            dependencies: ["PetSpotReport", "PetSpotPOSIX", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PetSpotReport", "PetSpotPOSIX", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -149,6 +164,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -163,6 +179,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
@@ -173,7 +190,7 @@ let package = Package(
             name: "petspot-kiosk",
             dependencies: [
                 "PetSpotKiosk", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox", "PetSpotDelivery",
-                "PetSpotLocationClient", "PetSpotReport", argumentParser, logging,
+                "PetSpotLocationClient", "PetSpotReport", "PetSpotMetricsFile", argumentParser, logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -186,6 +203,7 @@ let package = Package(
             dependencies: [
                 "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
                 "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", "PetSpotPolicy",
+                "PetSpotMetricsFile",
                 argumentParser, logging,
             ],
             swiftSettings: swiftSettings
@@ -258,6 +276,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PetSpotMetricsFileTests",
+            dependencies: [
+                "PetSpotMetricsFile", "TestSupport", logging,
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PetSpotConfigurationTests",
             dependencies: ["PetSpotConfiguration", "PetSpotPolicy", "PetSpotLocation", "TestSupport"],
             swiftSettings: swiftSettings
@@ -320,13 +347,18 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotOutboxTests",
-            dependencies: ["PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport"],
+            dependencies: [
+                "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PetSpotDeliveryTests",
             dependencies: [
                 "PetSpotDelivery", "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", logging,
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -337,6 +369,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -31,13 +31,15 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
             name: "fuzz-request",
             dependencies: [
                 root("PetSpotDaemon"), root("PetSpotProtocol"), root("PetSpotStaticSource"), root("PetSpotLocation"),
-                .product(name: "Logging", package: "swift-log"),
+                root("PetSpotFixHub"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings),
         .executableTarget(

@@ -148,11 +148,13 @@ private struct Parser {
         let daemonTable = reader.table("daemon", errors: &errors)
         let sourceTable = reader.table("source", errors: &errors)
         let policyTable = reader.table("policy", errors: &errors)
+        var metricsTable = reader.table("metrics", errors: &errors) ?? TableReader(path: "metrics", entries: [:])
         reader.reportUnknownKeys(errors: &errors)
         return DaemonConfiguration(
             daemon: daemon(daemonTable ?? TableReader(path: "daemon", entries: [:])),
             source: source(sourceTable ?? TableReader(path: "source", entries: [:])),
-            policy: policy(policyTable ?? TableReader(path: "policy", entries: [:])))
+            policy: policy(policyTable ?? TableReader(path: "policy", entries: [:])),
+            metrics: metricsTable.metricsSettings(relativeTo: baseDirectory, errors: &errors))
     }
 
     // MARK: [daemon]

@@ -81,6 +81,10 @@ extension DaemonConfiguration {
             out.key("status", string: rule.status.rawValue)
             if rule.status == .authorized { out.key("accuracy", string: (rule.accuracy ?? .full).rawValue) }
         }
+
+        out.section("metrics")
+        out.optional("textfile", metrics.textfile.map(TOMLWriter.quote))
+        out.key("interval", raw: TOMLWriter.seconds(metrics.interval))
         return out.text
     }
 }

@@ -3,8 +3,8 @@ public import PetSpotPolicy
 
 /// The whole `petspot-locationd` configuration, with every default filled in.
 ///
-/// Sections: `[daemon]` (``DaemonSettings``), `[source]` (``SourceSettings``)
-/// and `[policy]` (``PetSpotPolicy/Policy``). Load one with
+/// Sections: `[daemon]` (``DaemonSettings``), `[source]` (``SourceSettings``),
+/// `[policy]` (``PetSpotPolicy/Policy``) and `[metrics]` (``MetricsSettings``). Load one with
 /// ``ConfigurationLoader``; print it with ``renderTOML()``.
 public struct DaemonConfiguration: Sendable, Hashable {
     /// `[daemon]`.
@@ -13,14 +13,18 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var source: SourceSettings
     /// `[policy]`.
     public var policy: Policy
+    /// `[metrics]`.
+    public var metrics: MetricsSettings
 
     /// Creates a configuration; the defaults are those of an empty file.
     public init(
-        daemon: DaemonSettings = DaemonSettings(), source: SourceSettings = SourceSettings(), policy: Policy = Policy()
+        daemon: DaemonSettings = DaemonSettings(), source: SourceSettings = SourceSettings(), policy: Policy = Policy(),
+        metrics: MetricsSettings = MetricsSettings()
     ) {
         self.daemon = daemon
         self.source = source
         self.policy = policy
+        self.metrics = metrics
     }
 }
 

@@ -31,6 +31,9 @@ public struct LocationDaemon: Sendable {
     public let onReload: (@Sendable () async -> Bool)?
     /// What systemd passed (``SystemdIntegration/none`` when started by hand).
     public let systemd: SystemdIntegration
+    /// Services run beside the daemon's own for its lifetime (the metrics
+    /// file writer); they stop with it.
+    public var companions: [any Service] = []
 
     /// Creates a daemon.
     /// - Parameters:
@@ -94,6 +97,7 @@ public struct LocationDaemon: Sendable {
         ]
         services.append(ProducerService(producer: source.producer, hub: source.hub))
         services.append(fanOut)
+        services.append(contentsOf: companions)
         if let watchdog = systemd.watchdog, notifier.isEnabled {
             services.append(WatchdogService(notifier: notifier, schedule: watchdog))
         }

@@ -7,8 +7,8 @@ import PetSpotPolicy
 ///
 /// A file that fails to load or validate leaves the running configuration
 /// untouched, and the log says why. Changes outside `[policy]` (socket,
-/// source, state directory, audit log) need a restart; they are reported
-/// and ignored.
+/// source, state directory, audit log, metrics) need a restart; they are
+/// reported and ignored.
 struct ConfigurationReloader: Sendable {
     /// The configuration file.
     let path: String
@@ -39,8 +39,10 @@ struct ConfigurationReloader: Sendable {
             return false
         }
         let running = await current.configuration
-        if configuration.daemon != running.daemon || configuration.source != running.source {
-            logger.warning("reload: [daemon] and [source] changes take effect only after a restart")
+        if configuration.daemon != running.daemon || configuration.source != running.source
+            || configuration.metrics != running.metrics
+        {
+            logger.warning("reload: [daemon], [source] and [metrics] changes take effect only after a restart")
         }
         await engine.update(policy: configuration.policy)
         await current.set(configuration)

@@ -14,6 +14,7 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotSystemd
 import PetSpotLocation
+import PetSpotMetricsFile
 import PetSpotPOSIX
 
 /// `petspot-locationd`: the PetSpot location daemon (started from main.swift).
@@ -118,6 +119,8 @@ public struct LocationDaemonCommand: AsyncParsableCommand, Sendable {
             return handler
         }
         let logger = Logger(label: "petspot.locationd")
+        // Before anything creates a counter: they bind to the factory bootstrapped here.
+        let metricsRegistry = configuration.metrics.textfile.map { _ in MetricsTextfile.bootstrap() }
         if systemd.listener == nil, systemd.passedDescriptors > 0 {
             logger.warning(
                 "systemd passed descriptors, but none is a listening Unix stream socket; binding daemon.socket",
@@ -138,7 +141,7 @@ public struct LocationDaemonCommand: AsyncParsableCommand, Sendable {
         }
         // The state directory (and the audit log's, when elsewhere) must be
         // the daemon's own before anything in them is read or written.
-        let daemon: LocationDaemon
+        var daemon: LocationDaemon
         do {
             daemon = try LocationDaemon(
                 configuration: configuration, source: source, reloadingFrom: demo ? nil : config, logger: logger,
@@ -146,6 +149,13 @@ public struct LocationDaemonCommand: AsyncParsableCommand, Sendable {
         } catch {
             logger.critical("refusing an untrusted state directory", metadata: ["error": "\(error)"])
             throw ExitCode(1)
+        }
+        if let path = configuration.metrics.textfile, let metricsRegistry {
+            let gauges = DaemonGauges(hub: source.hub, registry: daemon.registry)
+            daemon.companions.append(
+                MetricsTextfile(
+                    path: path, interval: configuration.metrics.interval, registry: metricsRegistry, logger: logger
+                ) { await gauges.refresh() })
         }
         do {
             try await daemon.run()

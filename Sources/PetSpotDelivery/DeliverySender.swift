@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import Metrics
 import NIOCore
 import PetSpotOutbox
 import ServiceLifecycle
@@ -64,6 +65,10 @@ public final class DeliverySender: Service, Sendable {
     private let clock: any DeliveryClock
     private let wakeup = WakeupSignal()
     private let lastPurge = Mutex<Date?>(nil)
+    /// `petspot_delivery_attempts_total{outcome}`: attempts by what the
+    /// backend's answer meant: `delivered`, `retry` (no answer, 408/429/5xx),
+    /// `rejected` (other 4xx), `interrupted` (cut short by the stop, due again at the next start).
+    private let attempts: [String: Counter]
 
     /// - Parameters:
     ///   - outbox: the queue.
@@ -74,8 +79,15 @@ public final class DeliverySender: Service, Sendable {
     ///   - clock: the time (tests run backoff faster).
     public init(
         outbox: Outbox, configuration: Configuration, httpClient: HTTPClient? = nil,
-        logger: Logger = Logger(label: "petspot.delivery"), clock: any DeliveryClock = SystemDeliveryClock()
+        logger: Logger = Logger(label: "petspot.delivery"), clock: any DeliveryClock = SystemDeliveryClock(),
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
+        var attempts: [String: Counter] = [:]
+        for outcome in ["delivered", "retry", "rejected", "interrupted"] {
+            attempts[outcome] = Counter(
+                label: "petspot_delivery_attempts_total", dimensions: [("outcome", outcome)], factory: metrics)
+        }
+        self.attempts = attempts
         self.outbox = outbox
         self.configuration = configuration
         self.logger = logger
@@ -242,12 +254,14 @@ public final class DeliverySender: Service, Sendable {
             if isStopping, case .retry = verdict {
                 // Cut short by the shutdown: not the backend's fault; due again at the next start.
                 try await outbox.markAbandoned(report.id, at: now)
+                attempts["interrupted"]?.increment()
                 return
             }
             switch verdict {
             case .delivered(let reference, let note):
                 try await outbox.markDelivered(
                     report.id, status: status ?? 0, reference: reference, note: note, at: now)
+                attempts["delivered"]?.increment()
                 logger.info(
                     "delivered \(id) (HTTP \(status ?? 0)\(reference.map { ", backend reference \($0)" } ?? ""), attempt \(report.attempt))"
                 )
@@ -256,9 +270,11 @@ public final class DeliverySender: Service, Sendable {
                 let delay = after ?? backoff.delay(attempt: report.attempt)
                 try await outbox.markRetry(
                     report.id, status: status, error: reason, next: now.addingTimeInterval(delay))
+                attempts["retry"]?.increment()
                 logger.warning("attempt \(report.attempt) of \(id) failed: \(reason); next in \(Self.seconds(delay))")
             case .rejected(let reason):
                 try await outbox.markRejected(report.id, status: status, error: reason, at: now)
+                attempts["rejected"]?.increment()
                 logger.error(
                     "the backend rejected \(id): \(reason); kept in the outbox, not retried (petspot-report outbox retry \(id))"
                 )

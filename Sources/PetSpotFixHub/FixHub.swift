@@ -285,6 +285,12 @@ public actor FixHub {
         _ = watchers.withLock { $0.byID.removeValue(forKey: id) }
     }
 
+    /// The mode of the newest fix (a fixed hub's position's), `nil` before any; without an actor hop.
+    public nonisolated var newestMode: FixMode? {
+        if let fixed { return fixed.makeFix(.now).mode }
+        return snapshot.withLock { $0?.mode }
+    }
+
     /// How many watchers are subscribed.
     public nonisolated var watcherCount: Int { watchers.withLock { $0.byID.count } }
 

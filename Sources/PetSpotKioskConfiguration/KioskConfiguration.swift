@@ -1,3 +1,5 @@
+public import PetSpotConfiguration
+
 /// The kiosk station's configuration (`config/kiosk.toml`): the web UI, the
 /// location daemon it asks, the report outbox, and delivery to the backend.
 ///
@@ -32,15 +34,19 @@ public struct KioskConfiguration: Sendable, Hashable {
     public var outbox = OutboxSettings()
     /// `nil` when the file has no `[delivery]` table: nothing is sent.
     public var delivery: DeliverySettings?
+    /// `[metrics]`, as in the daemon's file (``MetricsSettings``).
+    public var metrics = MetricsSettings()
 
     public init(
         kiosk: KioskSettings = KioskSettings(), location: KioskLocationSettings = KioskLocationSettings(),
-        outbox: OutboxSettings = OutboxSettings(), delivery: DeliverySettings? = nil
+        outbox: OutboxSettings = OutboxSettings(), delivery: DeliverySettings? = nil,
+        metrics: MetricsSettings = MetricsSettings()
     ) {
         self.kiosk = kiosk
         self.location = location
         self.outbox = outbox
         self.delivery = delivery
+        self.metrics = metrics
     }
 }
 

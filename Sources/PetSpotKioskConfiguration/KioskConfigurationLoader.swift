@@ -62,6 +62,9 @@ private struct KioskParser {
         if let table = reader.table("location", errors: &errors) { configuration.location = location(table) }
         if let table = reader.table("outbox", errors: &errors) { configuration.outbox = outbox(table) }
         if let table = reader.table("delivery", errors: &errors) { configuration.delivery = delivery(table) }
+        if var table = reader.table("metrics", errors: &errors) {
+            configuration.metrics = table.metricsSettings(relativeTo: baseDirectory, errors: &errors)
+        }
         reader.reportUnknownKeys(errors: &errors)
         return configuration
     }

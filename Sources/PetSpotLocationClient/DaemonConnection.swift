@@ -63,6 +63,10 @@ actor DaemonConnection {
     /// Watches forgotten before they were answered, by request id: the
     /// connection each went out on. A late answer's subscription is unwatched.
     private var abandonedWatches: [Int: Int] = [:]
+    /// Watches one connection may leave unanswered before it is taken as
+    /// wedged and closed (the next request opens a new one): what bounds
+    /// ``abandonedWatches`` on a connection that lives on.
+    static let maxAbandonedWatches = 32
 
     init(socketPath: String) { self.socketPath = socketPath }
 
@@ -297,8 +301,15 @@ actor DaemonConnection {
     /// late answer is ignored (a watch's is unwatched). No-op once answered.
     private func forget(_ id: Int) {
         guard let entry = pending.removeValue(forKey: id) else { return }
-        if entry.watch != nil { abandonedWatches[id] = entry.link }
         entry.waiter?.resume(returning: .failure(Self.cancelled))
+        guard entry.watch != nil else { return }
+        abandonedWatches[id] = entry.link
+        if let link, link.serial == entry.link,
+            abandonedWatches.values.count(where: { $0 == entry.link }) > Self.maxAbandonedWatches
+        {
+            closedHere.insert(link.serial)
+            drop(link)
+        }
     }
 
     /// Ends a subscription (best effort): on its own connection, never on a new one.

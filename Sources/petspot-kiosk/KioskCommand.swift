@@ -7,6 +7,7 @@ import PetSpotDelivery
 import PetSpotKiosk
 import PetSpotKioskConfiguration
 import PetSpotLocationClient
+import PetSpotMetricsFile
 import PetSpotOutbox
 import PetSpotReport
 import ServiceLifecycle
@@ -82,6 +83,8 @@ struct KioskCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "petspot.kiosk")
+        // Before anything creates a counter (visits, delivery attempts): they bind to this backend.
+        let metricsRegistry = configuration.metrics.textfile.map { _ in MetricsTextfile.bootstrap() }
         let outbox: Outbox
         do {
             outbox = try Outbox.open(directory: configuration.outbox.path)
@@ -109,6 +112,13 @@ struct KioskCommand: AsyncParsableCommand {
             services.append(DeliverySender(outbox: outbox, configuration: .init(delivery), logger: logger))
         } else {
             logger.notice("no [delivery] table: reports are queued in the outbox and not sent")
+        }
+        if let path = configuration.metrics.textfile, let metricsRegistry {
+            let gauges = OutboxGauges(outbox: outbox)
+            services.append(
+                MetricsTextfile(
+                    path: path, interval: configuration.metrics.interval, registry: metricsRegistry, logger: logger
+                ) { await gauges.refresh() })
         }
         let app = try await KioskApplication.build(
             settings: configuration.kiosk, dependencies: dependencies, services: services, logger: logger)
@@ -162,6 +172,9 @@ extension KioskConfiguration {
                 "retry_max = \(seconds(delivery.retryMax))",
             ]
         }
+        lines += ["", "[metrics]"]
+        lines.append(metrics.textfile.map { "textfile = \(quoted($0))" } ?? "# textfile is not set")
+        lines.append("interval = \(seconds(metrics.interval))")
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -63,19 +63,10 @@ extension OutboxCommand {
                 "ID is the report id or a unique prefix of it (at least 4 characters). Root or the outbox's owner only."
         )
 
-        @OptionGroup var options: KioskConfigurationOption
-        @Argument(help: "The report id (or a unique prefix).") var id: String
+        @OptionGroup var change: OperatorChange
 
         func run() async throws {
-            let outbox = try openOutbox(try options.load().outbox.path)
-            try requireOperator(outbox)
-            do {
-                let entry = try await outbox.retry(id)
-                print("\(entry.id): pending, due now")
-            } catch {
-                StandardInput.writeError("petspot-report: \(error)")
-                throw ExitCode(1)
-            }
+            try await change.run { outbox, id in "\(try await outbox.retry(id).id): pending, due now" }
         }
     }
 
@@ -88,20 +79,34 @@ extension OutboxCommand {
                 "ID is the report id or a unique prefix of it (at least 4 characters). Root or the outbox's owner only."
         )
 
-        @OptionGroup var options: KioskConfigurationOption
-        @Argument(help: "The report id (or a unique prefix).") var id: String
+        @OptionGroup var change: OperatorChange
 
         func run() async throws {
-            let outbox = try openOutbox(try options.load().outbox.path)
-            try requireOperator(outbox)
-            do {
+            try await change.run { outbox, id in
                 let entry = try await outbox.entry(id)
                 try await outbox.discard(id)
-                print("\(entry.id): discarded (it was \(entry.state.rawValue))")
-            } catch {
-                StandardInput.writeError("petspot-report: \(error)")
-                throw ExitCode(1)
+                return "\(entry.id): discarded (it was \(entry.state.rawValue))"
             }
+        }
+    }
+}
+
+/// What `outbox retry` and `outbox discard` share: the configuration and
+/// the report id, the operator check, one error line on failure.
+struct OperatorChange: ParsableArguments {
+    @OptionGroup var options: KioskConfigurationOption
+    @Argument(help: "The report id (or a unique prefix).") var id: String
+
+    /// Opens the outbox as its operator and prints what `change` returns;
+    /// its error is one line on standard error and exit status 1.
+    func run(_ change: (Outbox, String) async throws -> String) async throws {
+        let outbox = try openOutbox(try options.load().outbox.path)
+        try requireOperator(outbox)
+        do {
+            print(try await change(outbox, id))
+        } catch {
+            StandardInput.writeError("petspot-report: \(error)")
+            throw ExitCode(1)
         }
     }
 }

@@ -81,6 +81,15 @@ import Testing
         ),
         ("daemon = 1", "daemon"),
         ("[policy]\nagent = [\"root\"]", "policy.agent"),
+        ("[metrics]\ntextfile = \"\"", "metrics.textfile"),
+        ("[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/petspot.txt\"", "metrics.textfile"),
+        ("[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/.prom\"", "metrics.textfile"),
+        ("[metrics]\ntextfile = \"/var/lib/x.prom/\"", "metrics.textfile"),
+        ("[metrics]\ninterval = 0.5", "metrics.interval"),
+        ("[metrics]\ninterval = 3601", "metrics.interval"),
+        ("[metrics]\ninterval = \"15\"", "metrics.interval"),
+        ("[metrics]\nlisten = \"0.0.0.0:9100\"", "metrics.listen"),
+        ("metrics = 1", "metrics"),
     ])
     func namesTheKey(text: String, key: String) {
         let found = errors(text)
@@ -279,8 +288,21 @@ import Testing
         group = "g"
         status = "authorized"
         accuracy = "reduced"
+        [metrics]
+        textfile = "node-exporter/petspot.prom"
+        interval = 30
         """,
     ]
+
+    @Test func metricsFileIsResolvedAgainstTheConfigurationsFolder() throws {
+        let configuration = try ConfigurationLoader.parse(
+            text: "[metrics]\ntextfile = \"exporter/petspot.prom\"\ninterval = 2.5", baseDirectory: "/etc/petspot")
+        #expect(configuration.metrics.textfile == "/etc/petspot/exporter/petspot.prom")
+        #expect(configuration.metrics.interval == .milliseconds(2500))
+        // Unset: no file, the default interval.
+        #expect(try ConfigurationLoader.parse(text: "").metrics == MetricsSettings())
+        #expect(MetricsSettings().interval == .seconds(15))
+    }
 
     @Test(arguments: documents)
     func roundTrips(text: String) throws {

@@ -29,18 +29,24 @@ struct DispatcherMetricsTests {
         _ = await line(#"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"timeout":301}}"#)
         _ = await line(#"{"jsonrpc":"2.0","id":3,"method":"no.such"}"#)
         _ = await line("not json")
-        #expect(try metrics.expectCounter("petspot_requests_total", [("method", "location.get")]).totalValue == 2)
-        #expect(try metrics.expectCounter("petspot_requests_total", [("method", "unknown")]).totalValue == 1)
+        func requests(_ method: String, _ outcome: String) throws -> Int64 {
+            try metrics.expectCounter("petspot_requests_total", [("method", method), ("outcome", outcome)]).totalValue
+        }
+        #expect(try requests("location.get", "ok") == 1)
+        #expect(try requests("location.get", "error") == 1)
+        #expect(try requests("unknown", "error") == 1)
         #expect(try metrics.expectCounter("petspot_errors_total", [("code", "-32602")]).totalValue == 1)
         #expect(try metrics.expectCounter("petspot_errors_total", [("code", "-32601")]).totalValue == 1)
         #expect(try metrics.expectCounter("petspot_errors_total", [("code", "-32700")]).totalValue == 1)
+        // The get that was answered was judged once (OpenAccess authorizes); the invalid one never.
+        #expect(try metrics.expectCounter("petspot_authorizations_total", [("status", "authorized")]).totalValue == 1)
         #expect(metrics.counterTotal(label: "petspot_errors_total") == 3)
-        // The same counts in daemon.status (the status request itself counted first).
+        // The same counts in daemon.status (a request is counted once answered: not the status request itself).
         let reply = await line(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#).reply
         let counters = try #require(reply?["result"]?["counters"])
         #expect(counters["requests"]?["location.get"] == 2)
         #expect(counters["requests"]?["unknown"] == 1)
-        #expect(counters["requests"]?["daemon.status"] == 1)
+        #expect(counters["requests"]?["daemon.status"] == 0)
         #expect(counters["requests"]?["location.watch"] == 0)
         #expect(counters["errors"]?["-32602"] == 1)
         #expect(counters["errors"]?["-32601"] == 1)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 import Foundation
 @testable import PetSpotDaemon
 import Testing

@@ -1,6 +1,8 @@
 import DeliveryTestSupport
 import Foundation
 import Logging
+import Metrics
+import MetricsTestKit
 import PetSpotDelivery
 import PetSpotOutbox
 import PetSpotReport
@@ -55,11 +57,13 @@ final class DeliveryHarness: @unchecked Sendable {
     }
 
     func sender(
-        _ configuration: DeliverySender.Configuration, clock: any DeliveryClock = SystemDeliveryClock()
+        _ configuration: DeliverySender.Configuration, clock: any DeliveryClock = SystemDeliveryClock(),
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) -> DeliverySender {
         var logger = Logger(label: "test.delivery")
         logger.logLevel = .critical
-        return DeliverySender(outbox: outbox, configuration: configuration, logger: logger, clock: clock)
+        return DeliverySender(
+            outbox: outbox, configuration: configuration, logger: logger, clock: clock, metrics: metrics)
     }
 
     func entries() async throws -> [String: OutboxEntry] {
@@ -120,7 +124,13 @@ struct ReceiverDeliveryTests {
         defer { harness.remove() }
         try harness.receiver.plan(#"{"sequence": [{"status": 500}, {"status": 503}]}"#)
         let report = try await harness.enqueue(1)[0]
-        let result = try await harness.sender(harness.configuration()).drain(within: 30)
+        let metrics = TestMetrics()
+        let result = try await harness.sender(harness.configuration(), metrics: metrics).drain(within: 30)
+        // Attempts by outcome, for the station's metrics file.
+        func attempts(_ outcome: String) throws -> Int64 {
+            try metrics.expectCounter("petspot_delivery_attempts_total", [("outcome", outcome)]).totalValue
+        }
+        #expect(try attempts("retry") == 2 && attempts("delivered") == 1 && attempts("rejected") == 0)
         #expect(result.undelivered == 0)
         let requests = harness.receiver.requests()
         #expect(requests.map(\.outcome) == ["status 500", "status 503", "stored"])
@@ -148,8 +158,11 @@ struct ReceiverDeliveryTests {
         defer { harness.remove() }
         try harness.receiver.plan(#"{"sequence": [{"status": 400}]}"#)
         let reports = try await harness.enqueue(2)
-        let result = try await harness.sender(harness.configuration()).drain(within: 30)
+        let metrics = TestMetrics()
+        let result = try await harness.sender(harness.configuration(), metrics: metrics).drain(within: 30)
         #expect(result.undelivered == 0 && result.summary.rejected == 1 && result.summary.delivered == 1)
+        #expect(
+            try metrics.expectCounter("petspot_delivery_attempts_total", [("outcome", "rejected")]).totalValue == 1)
         let entries = try await harness.entries()
         let rejected = try #require(entries[reports[0].key])
         #expect(rejected.state == .rejected && rejected.lastStatus == 400)

@@ -120,7 +120,23 @@ struct KioskConfigurationLoaderTests {
                 "line 6: delivery.bogus: unknown key",
             ]
         ),
+        (
+            "[metrics]\ntextfile = \"kiosk.txt\"\ninterval = 0\n",
+            [
+                "line 2: metrics.textfile: must name a file ending in \".prom\" (node_exporter's textfile collector reads only those), found \"kiosk.txt\"",
+                "line 3: metrics.interval: must be a number of seconds from 1 to 3600, found 0.0",
+            ]
+        ),
     ]
+
+    @Test func metricsTable() throws {
+        let configuration = try KioskConfigurationLoader.parse(
+            text: "[metrics]\ntextfile = \"collector/petspot-kiosk.prom\"\ninterval = 60\n",
+            baseDirectory: "/etc/petspot")
+        #expect(configuration.metrics.textfile == "/etc/petspot/collector/petspot-kiosk.prom")
+        #expect(configuration.metrics.interval == .seconds(60))
+        #expect(try KioskConfigurationLoader.parse(text: "").metrics.textfile == nil)
+    }
 
     @Test(arguments: 0..<invalid.count)
     func invalidFilesNameKeyAndLine(index: Int) {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import MetricsTestKit
 import PetSpotKiosk
 import PetSpotKioskConfiguration
 import PetSpotReport
@@ -107,6 +108,19 @@ struct KioskIdleResetTests {
         let store = VisitStore(idleReset: .seconds(120), draftsBase: directory, maximumVisits: 3)
         for _ in 0..<10 { _ = await store.open(language: .en) }
         #expect(await store.count == 3)
+    }
+
+    @Test func visitsAndSubmittedReportsAreCountedForTheMetricsFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-count-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let metrics = TestMetrics()
+        let store = VisitStore(idleReset: .seconds(120), draftsBase: directory, metrics: metrics)
+        let first = await store.open(language: .en)
+        let second = await store.restart(first.id, language: .en)  // cancelled: a new visit, nothing submitted
+        _ = await store.restart(second.id, language: .en, reference: "R-1")  // submitted
+        #expect(try metrics.expectCounter("petspot_kiosk_visits_total").totalValue == 3)
+        #expect(try metrics.expectCounter("petspot_kiosk_reports_submitted_total").totalValue == 1)
     }
 }
 

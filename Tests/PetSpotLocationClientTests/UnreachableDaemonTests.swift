@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import PetSpotLocation
 import PetSpotLocationClient
+import Synchronization
 import Testing
 import TestSupport
 
@@ -15,14 +16,39 @@ struct UnreachableDaemonTests {
     final class SilentListener: Sendable {
         let channel: any Channel
         let reads: AsyncStream<String>
+        /// The connections, numbered from 1 as accepted: each reports here when the client closes it.
+        let closed: AsyncStream<Int>
+        /// Connections accepted so far, and `location.watch` lines read on each.
+        let tally = Tally()
+
+        final class Tally: Sendable {
+            private let state = Mutex<(accepted: Int, watchLines: [Int: Int])>((0, [:]))
+            func accept() -> Int {
+                state.withLock {
+                    $0.accepted += 1
+                    return $0.accepted
+                }
+            }
+            func read(_ text: String, on connection: Int) {
+                let watches = text.split(separator: "\n").filter { $0.contains(#""method":"location.watch""#) }.count
+                state.withLock { $0.watchLines[connection, default: 0] += watches }
+            }
+            var accepted: Int { state.withLock { $0.accepted } }
+            func watchLines(on connection: Int) -> Int { state.withLock { $0.watchLines[connection] ?? 0 } }
+        }
 
         init(path: String) async throws {
             let (lines, line) = AsyncStream<String>.makeStream()
             self.reads = lines
+            let (closed, close) = AsyncStream<Int>.makeStream()
+            self.closed = closed
+            let tally = self.tally
             channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(Swallower(report: line))
+                    let number = tally.accept()
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            Swallower(number: number, tally: tally, report: line, closed: close))
                     }
                 }
                 .bind(unixDomainSocketPath: path).get()
@@ -33,10 +59,27 @@ struct UnreachableDaemonTests {
         /// Reads, answers nothing.
         final class Swallower: ChannelInboundHandler, Sendable {
             typealias InboundIn = ByteBuffer
+            let number: Int
+            let tally: Tally
             let report: AsyncStream<String>.Continuation
-            init(report: AsyncStream<String>.Continuation) { self.report = report }
+            let closed: AsyncStream<Int>.Continuation
+            init(
+                number: Int, tally: Tally, report: AsyncStream<String>.Continuation,
+                closed: AsyncStream<Int>.Continuation
+            ) {
+                self.number = number
+                self.tally = tally
+                self.report = report
+                self.closed = closed
+            }
             func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-                report.yield(String(buffer: unwrapInboundIn(data)))
+                let text = String(buffer: unwrapInboundIn(data))
+                tally.read(text, on: number)
+                report.yield(text)
+            }
+            func channelInactive(context: ChannelHandlerContext) {
+                closed.yield(number)
+                context.fireChannelInactive()
             }
         }
     }
@@ -118,6 +161,31 @@ struct UnreachableDaemonTests {
             #expect(elapsed >= limit)
             var lines = listener.reads.makeAsyncIterator()
             #expect(await lines.next()?.contains(#""method":"location.watch""#) == true)
+        }
+    }
+
+    @Test(
+        "watches left unanswered are bounded: past 32 on one connection the client takes it as wedged and opens a new one"
+    )
+    func unansweredWatchesAreBounded() async throws {
+        try await Self.withSilentListener { path, listener in
+            let client = LocationClient(socketPath: path, answerLimit: .milliseconds(100))
+            // Watch after watch, each forgotten at its answer limit, until the client gives the connection up.
+            var watches = 0
+            while listener.tally.accepted < 2, watches < 100 {
+                let ended = await ending(of: client.updates(WatchOptions()))
+                guard case .daemonUnreachable? = ended else {
+                    Issue.record("expected daemonUnreachable, got \(String(describing: ended))")
+                    return
+                }
+                watches += 1
+            }
+            #expect(listener.tally.accepted == 2, "still one connection after \(watches) unanswered watches")
+            var closed = listener.closed.makeAsyncIterator()
+            #expect(await closed.next() == 1)  // the client closed the first, so everything on it has been read
+            // Exactly one more than the bound went out on it. (A watch whose limit passed before
+            // its line was written is not kept at all: `watches` may count one or two more.)
+            #expect(listener.tally.watchLines(on: 1) == 33, "\(listener.tally.watchLines(on: 1)) in \(watches)")
         }
     }
 

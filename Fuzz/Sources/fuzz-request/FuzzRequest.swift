@@ -1,6 +1,8 @@
 import Dispatch
 import Logging
+import NIOPosix
 import PetSpotDaemon
+import PetSpotFixHub
 import PetSpotLocation
 import PetSpotProtocol
 import PetSpotStaticSource
@@ -9,14 +11,17 @@ import PetSpotStaticSource
 /// of the input is decoded by ``RPCCodec/decode(line:)`` (lines over the
 /// daemon's limit are cut there, as the frame decoder would refuse them),
 /// handled by the real ``Dispatcher`` over a static source with open access,
-/// and its answer encoded back to a line. Watch follow-ups are not run (they
-/// stream until the connection closes); the subscription bookkeeping is.
+/// and its answer encoded back to a line. A session without a socket cannot
+/// watch: `location.watch` is answered with its error, like any other.
+let hub = StaticFixProducer(
+    position: try! StaticPosition(latitude: 52.52, longitude: 13.405, horizontalAccuracy: 25, altitude: 34)
+).makeHub()
 let dispatcher = Dispatcher(
-    source: StaticLocationService(
-        position: try! StaticPosition(latitude: 52.52, longitude: 13.405, horizontalAccuracy: 25, altitude: 34)),
+    hub: hub,
     policy: OpenAccess(),
     registry: ClientRegistry(capacity: 64),
-    logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
+    logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
+    fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub)
 )
 
 /// Holds the lines across the detached task (the input buffer is only valid during the call).

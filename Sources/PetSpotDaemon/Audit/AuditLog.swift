@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import PetSpotPOSIX
 import PetSpotLocation
@@ -37,7 +38,9 @@ import PetSpotProtocol
 /// before the answer; other records at least every ``syncEvery`` records, so
 /// a power loss can lose at most that many other records.
 ///
-/// A failing write is logged (once per kind of failure) and never stops the daemon.
+/// A failing write is logged (once per kind of failure), counted
+/// (`petspot_audit_write_failures_total`: records that could not be
+/// written) and never stops the daemon.
 public final class AuditLog: Sendable {
     /// The file's path.
     public let path: String
@@ -52,6 +55,7 @@ public final class AuditLog: Sendable {
     /// Most distinct refusals being counted at once; past it, all are summarised.
     static let maximumRepeatKeys = 1024
     private let logger: Logger
+    private let failures: Counter
     /// The open file, behind a lock: a request answered on its event loop
     /// records without a task or an actor hop.
     private let file = NIOLockedValueBox(OpenFile())
@@ -83,8 +87,10 @@ public final class AuditLog: Sendable {
 
     /// Creates a log writing to `path`, rotating at `maxBytes`, keeping `generations` old files.
     public init(
-        path: String, maxBytes: Int, generations: Int = 5, repeatWindow: Duration = .seconds(60), logger: Logger
+        path: String, maxBytes: Int, generations: Int = 5, repeatWindow: Duration = .seconds(60), logger: Logger,
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
+        failures = Counter(label: "petspot_audit_write_failures_total", factory: metrics)
         self.path = path
         self.maxBytes = max(1024, maxBytes)
         self.generations = max(1, generations)
@@ -157,6 +163,7 @@ public final class AuditLog: Sendable {
             }
             file.lastFailure = nil
         } catch {
+            failures.increment()
             let text = "\(error)"
             if text != file.lastFailure {
                 logger.error("cannot write the audit log", metadata: ["file": "\(path)", "error": "\(text)"])

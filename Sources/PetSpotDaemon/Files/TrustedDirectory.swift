@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 
 /// A directory the daemon keeps state in (remembered decisions, the audit
 /// log), checked before the daemon trusts what it finds there.

@@ -4,6 +4,7 @@ import CMalloc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 
 /// Drops this process's page mappings of clean, read-only, file-backed
 /// memory (code and constants of the binary and its shared libraries), so

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Logging
+import Metrics
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
@@ -54,10 +55,18 @@ actor PromptAgentDesk {
     private var nextWaiter: UInt64 = 0
     private let audit: AuditLog?
     private let logger: Logger
+    /// `petspot_prompts_total{outcome}`: prompts sent to the agent (`asked`), and how
+    /// each ended: `answered` (a valid decision), `timedOut`, or `unanswered`
+    /// (declined, malformed, the agent left, or nobody waited any more).
+    private let prompted: (asked: Counter, answered: Counter, timedOut: Counter, unanswered: Counter)
 
-    init(audit: AuditLog?, logger: Logger) {
+    init(audit: AuditLog?, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory) {
         self.audit = audit
         self.logger = logger
+        func counter(_ outcome: String) -> Counter {
+            Counter(label: "petspot_prompts_total", dimensions: [("outcome", outcome)], factory: metrics)
+        }
+        prompted = (counter("asked"), counter("answered"), counter("timedOut"), counter("unanswered"))
     }
 
     /// Whether an agent is registered.
@@ -164,6 +173,7 @@ actor PromptAgentDesk {
                 params: AgentAnswer.promptParams(client: client, accuracy: accuracy))
             prompts[id] = OpenPrompt(agent: agent.connection, message: message, deadline: .now + timeout)
             promptByUid[client.uid] = id
+            prompted.asked.increment()
             logger.info(
                 "asking the prompt agent",
                 metadata: ["prompt": "\(id)", "uid": "\(client.uid)", "agent": "\(agent.connection)"])
@@ -173,7 +183,7 @@ actor PromptAgentDesk {
         guard let deadline = prompts[id]?.deadline else { return nil }
         let newPromptAgent = isNew ? agent : nil
         return await withDeadline(deadline) {
-            await self.finish(id, nil)
+            await self.finish(id, nil, timedOut: true)
             return nil
         } operation: {
             await self.awaitAnswer(to: id, as: waiter, sendingTo: newPromptAgent)
@@ -209,6 +219,7 @@ actor PromptAgentDesk {
         continuation.resume(returning: nil)
         guard let prompt = prompts[id], prompt.waiters.isEmpty else { return }
         prompts[id] = nil
+        prompted.unanswered.increment()
         if let uid = promptByUid.first(where: { $0.value == id })?.key { promptByUid[uid] = nil }
         logger.info("prompt withdrawn: nobody waits for it", metadata: ["prompt": "\(id)"])
         guard let agent, agent.connection == prompt.agent else { return }
@@ -217,8 +228,9 @@ actor PromptAgentDesk {
     }
 
     /// Ends prompt `id` with `answer` for everyone waiting on it.
-    private func finish(_ id: Int, _ answer: AgentAnswer?) {
+    private func finish(_ id: Int, _ answer: AgentAnswer?, timedOut: Bool = false) {
         guard let prompt = prompts.removeValue(forKey: id) else { return }
+        (answer != nil ? prompted.answered : timedOut ? prompted.timedOut : prompted.unanswered).increment()
         if let uid = promptByUid.first(where: { $0.value == id })?.key { promptByUid[uid] = nil }
         for continuation in prompt.waiters.values { continuation.resume(returning: answer) }
     }

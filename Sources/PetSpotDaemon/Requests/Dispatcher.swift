@@ -108,7 +108,7 @@ public struct Dispatcher: Sendable {
             let options = try? RPCParams.locationGet(request.params),
             let fix = hub.cachedAnswer(presentation.serving(options))
         else { return nil }
-        metrics.request(request.method)
+        metrics.answered(request.method)
         let shown = presentation.apply(fix)
         audit?.record(answered(shown, accuracy: grant.state.accuracy ?? .full, session: session))
         return Array(RPCCodec.line(RPCCodec.response(id: id, result: WireCoding.encode(shown))).utf8)
@@ -129,13 +129,13 @@ public struct Dispatcher: Sendable {
             await policy.received(response, connection: session.id)
             return DispatchOutcome(reply: nil)
         case .request(let request):
-            metrics.request(request.method)
             do {
                 let (result, followUp) = try await call(request, session: session, send: send)
+                metrics.answered(request.method)
                 guard let id = request.id else { return DispatchOutcome(reply: nil, followUp: followUp) }
                 return DispatchOutcome(reply: RPCCodec.response(id: id, result: result), followUp: followUp)
             } catch {
-                metrics.error(error)
+                metrics.failed(request.method, error)
                 guard let id = request.id else { return DispatchOutcome(reply: nil) }
                 return DispatchOutcome(reply: RPCCodec.response(id: id, error: error))
             }
@@ -208,6 +208,7 @@ public struct Dispatcher: Sendable {
     {
         let grant = await policy.grant(for: session.identity, connection: session.id)
         let state = grant.state
+        metrics.judged(state.status)
         if let refusal = LocationError(refusing: state.status) {
             audit?.record(
                 AuditRecord(method: method, state: state, client: session.identity, reason: refusal.reason))

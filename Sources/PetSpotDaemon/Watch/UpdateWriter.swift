@@ -1,5 +1,6 @@
 import NIOCore
 import PetSpotProtocol
+import Synchronization
 
 /// A connection's ``UpdateOutlet``: writes `location.update` lines straight
 /// to the channel, on its event loop.
@@ -17,14 +18,19 @@ final class UpdateWriter: ChannelInboundHandler, UpdateOutlet {
     typealias InboundIn = ByteBuffer
 
     private var context: ChannelHandlerContext?
-    /// Newest undelivered line per subscription, while the channel is full.
-    private var pending: [Int: UpdateNotification] = [:]
+    /// Newest undelivered line per subscription, while the channel is full,
+    /// with the size of its line when it was held.
+    private var pending: [Int: (notification: UpdateNotification, bytes: Int)] = [:]
+
+    /// Bytes of update lines held for clients that do not read, over every
+    /// connection of the process (`petspot_held_update_bytes`).
+    static let heldBytes = Atomic<Int>(0)
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        pending.removeAll()
+        for subscription in Array(pending.keys) { release(subscription) }
     }
 
     func write(_ update: RenderedUpdate) {
@@ -33,12 +39,23 @@ final class UpdateWriter: ChannelInboundHandler, UpdateOutlet {
             context.writeAndFlush(NIOAny(update.line), promise: nil)
         } else {
             // A held line measures its age when it goes out.
-            pending[update.subscription] = update.notification.unstamped
+            release(update.subscription)
+            let bytes = update.line.readableBytes
+            pending[update.subscription] = (update.notification.unstamped, bytes)
+            Self.heldBytes.wrappingAdd(bytes, ordering: .relaxed)
             drain(context)
         }
     }
 
-    func discard(subscription: Int) { pending[subscription] = nil }
+    func discard(subscription: Int) { release(subscription) }
+
+    /// Forgets the line held for `subscription`; returns it.
+    @discardableResult
+    private func release(_ subscription: Int) -> UpdateNotification? {
+        guard let held = pending.removeValue(forKey: subscription) else { return nil }
+        Self.heldBytes.wrappingSubtract(held.bytes, ordering: .relaxed)
+        return held.notification
+    }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         // Replies the async writer held back go first, then the newest updates.
@@ -50,7 +67,7 @@ final class UpdateWriter: ChannelInboundHandler, UpdateOutlet {
     private func drain(_ context: ChannelHandlerContext) {
         guard context.channel.isWritable, !pending.isEmpty else { return }
         for subscription in pending.keys.sorted() {
-            guard context.channel.isWritable, let notification = pending.removeValue(forKey: subscription) else {
+            guard context.channel.isWritable, let notification = release(subscription) else {
                 break
             }
             context.write(NIOAny(Self.line(notification, subscription: subscription, in: context)), promise: nil)

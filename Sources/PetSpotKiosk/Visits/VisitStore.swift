@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import PetSpotKioskConfiguration
 import PetSpotReport
 
@@ -19,6 +20,10 @@ public actor VisitStore {
     private let clock: KioskClock
     private let logger: Logger
     private var visits: [String: Visit] = [:]
+    /// `petspot_kiosk_visits_total`: visits opened (one per person at the station).
+    private let opened: Counter
+    /// `petspot_kiosk_reports_submitted_total`: visits that ended with a report in the outbox.
+    private let submitted: Counter
 
     /// Creates an empty store.
     /// - Parameters:
@@ -28,8 +33,10 @@ public actor VisitStore {
     ///   - clock: the time source (a manual one in tests).
     public init(
         idleReset: Duration, draftsBase: URL, maximumVisits: Int = 16, clock: KioskClock = .continuous,
-        logger: Logger = Logger(label: "petspot-kiosk")
+        logger: Logger = Logger(label: "petspot-kiosk"), metrics: any MetricsFactory = MetricsSystem.factory
     ) {
+        opened = Counter(label: "petspot_kiosk_visits_total", factory: metrics)
+        submitted = Counter(label: "petspot_kiosk_reports_submitted_total", factory: metrics)
         self.idleReset = idleReset
         self.draftsBase = draftsBase
         self.maximumVisits = max(1, maximumVisits)
@@ -74,6 +81,7 @@ public actor VisitStore {
         let visit = Visit(
             id: Token.make(), csrfToken: Token.make(), language: language, drafts: drafts, now: clock.now())
         visits[visit.id] = visit
+        opened.increment()
         return visit
     }
 
@@ -177,6 +185,7 @@ extension VisitStore {
     /// thank-you page.
     public func restart(_ id: String, language: KioskSettings.Language, reference: String? = nil) -> Visit {
         end(id, reason: reference == nil ? "cancelled" : "submitted")
+        if reference != nil { submitted.increment() }
         var visit = open(language: language)
         visit.submittedReference = reference
         visits[visit.id] = visit

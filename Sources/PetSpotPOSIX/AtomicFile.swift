@@ -3,31 +3,36 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import PetSpotPOSIX
 
 /// Crash-safe file replacement: write a temporary file in the same
 /// directory, fsync it, rename it over the target, fsync the directory.
 ///
 /// A reader (or a daemon restarted after SIGKILL) sees either the old
 /// content or the new one, never a torn file.
-enum AtomicFile {
+public enum AtomicFile {
     /// Why a write failed: the step and `errno`.
-    struct Failure: Error, CustomStringConvertible {
-        var step: String
-        var path: String
-        var code: Int32
-        var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
+    public struct Failure: Error, CustomStringConvertible {
+        public var step: String
+        public var path: String
+        public var code: Int32
+        public var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
+
+        public init(step: String, path: String, code: Int32) {
+            self.step = step
+            self.path = path
+            self.code = code
+        }
     }
 
     /// The prefix of temporary files next to `path`.
-    static func temporaryPrefix(for path: String) -> String {
+    public static func temporaryPrefix(for path: String) -> String {
         let (directory, name) = split(path)
         return "\(directory)/.\(name).tmp-"
     }
 
     /// Replaces `path` with `bytes`, permission bits `mode`.
     /// - Throws: ``Failure`` naming the step that failed; the target is then untouched.
-    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(Failure) {
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(Failure) {
         let (directory, _) = split(path)
         let temporary = temporaryPrefix(for: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -60,7 +65,7 @@ enum AtomicFile {
     }
 
     /// Removes temporary files a killed writer left next to `path`.
-    static func removeLeftovers(for path: String) {
+    public static func removeLeftovers(for path: String) {
         let (directory, name) = split(path)
         guard let handle = opendir(directory) else { return }
         defer { closedir(handle) }
@@ -74,7 +79,7 @@ enum AtomicFile {
     }
 
     /// Creates `path` and missing parents with permission bits `mode`.
-    static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(Failure) {
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(Failure) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/\(component)"
@@ -85,7 +90,7 @@ enum AtomicFile {
     }
 
     /// Reads at most `limit` bytes of `path` (more means the file is larger); a symlink is refused.
-    static func read(_ path: String, atMost limit: Int) throws(Failure) -> [UInt8] {
+    public static func read(_ path: String, atMost limit: Int) throws(Failure) -> [UInt8] {
         do throws(SystemCallError) {
             return try BoundedFile.read(path, atMost: limit, flags: O_NOFOLLOW)
         } catch {

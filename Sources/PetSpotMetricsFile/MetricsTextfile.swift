@@ -1,0 +1,86 @@
+import Logging
+import Metrics
+import PetSpotPOSIX
+import Prometheus
+import ServiceLifecycle
+
+/// Writes a Prometheus registry's exposition to a file for node_exporter's
+/// textfile collector (`[metrics] textfile`): no network listener on the
+/// device; the node_exporter the fleet already scrapes carries the figures.
+///
+/// Every ``interval`` (and once at start, and once more when a graceful
+/// shutdown begins) it runs ``refresh`` (which sets the gauges read from
+/// state, such as the source's fix age) and replaces the file atomically
+/// (``AtomicFile``: a scrape sees the old exposition or the new one, never
+/// a torn one). The file is mode 0644: node_exporter runs as its own user.
+/// A failed write is logged and counted (`petspot_metrics_write_failures_total`),
+/// and the next interval tries again; it never stops the program.
+public struct MetricsTextfile: Service, CustomStringConvertible {
+    /// Where the exposition goes (a `.prom` file in the collector's directory).
+    public let path: String
+    /// Time between two writes.
+    public let interval: Duration
+    /// The registry whose exposition is written.
+    public let registry: PrometheusCollectorRegistry
+    /// Sets the gauges read from state, before each write.
+    public let refresh: @Sendable () async -> Void
+    let logger: Logger
+    private let failures: Prometheus.Counter
+
+    /// Creates the writer; nothing is written until ``run()``.
+    public init(
+        path: String, interval: Duration, registry: PrometheusCollectorRegistry, logger: Logger,
+        refresh: @escaping @Sendable () async -> Void = {}
+    ) {
+        self.path = path
+        self.interval = interval
+        self.registry = registry
+        self.refresh = refresh
+        self.logger = logger
+        failures = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "petspot", metricName: "metrics_write_failures", unitName: "total",
+                helpText: "Writes of this metrics file that failed."))
+    }
+
+    public var description: String { "MetricsTextfile(\(path))" }
+
+    /// Makes a registry the process's swift-metrics backend and returns it:
+    /// every counter and gauge created after this lands in its exposition.
+    /// Call once, before anything creates a metric.
+    public static func bootstrap() -> PrometheusCollectorRegistry {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }
+
+    public func run() async throws {
+        AtomicFile.removeLeftovers(for: path)
+        await write()
+        let clock = ContinuousClock()
+        var next = clock.now
+        while true {
+            next = next.advanced(by: interval)
+            let deadline = next
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(until: deadline, clock: clock) }
+            } catch {
+                break  // a graceful shutdown began (or the task was cancelled)
+            }
+            await write()
+        }
+        // The figures at the stop, so the file does not show a running state forever.
+        await write()
+    }
+
+    /// Refreshes the gauges and replaces the file now.
+    public func write() async {
+        await refresh()
+        do throws(AtomicFile.Failure) {
+            try AtomicFile.write(registry.emitToBuffer(), to: path, mode: 0o644)
+        } catch {
+            failures.increment()
+            logger.warning("metrics file not written", metadata: ["error": "\(error)"])
+        }
+    }
+}
