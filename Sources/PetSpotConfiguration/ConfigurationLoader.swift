@@ -328,11 +328,30 @@ private struct Parser {
             altitude = table.number("altitude", requirement: "a finite number of metres", errors: &errors) { _ in true }
             if altitude == nil { valid = false }
         }
+        var movedRadius = StaticSourceSettings.defaultMovedRadius
+        if table.has("moved_radius_m") {
+            if let value = table.number(
+                "moved_radius_m", requirement: "a number of metres greater than 0 and at most 20000000", errors: &errors,
+                { $0 > 0 && $0 <= 20_000_000 })
+            {
+                movedRadius = value
+            } else {
+                valid = false
+            }
+        }
+        var movedAfter = StaticSourceSettings.defaultMovedAfter
+        if table.has("moved_after") {
+            if let value = table.duration("moved_after", maximum: 86_400, errors: &errors) {
+                movedAfter = value
+            } else {
+                valid = false
+            }
+        }
         table.reportUnknownKeys(errors: &errors)
         guard valid, let latitude, let longitude else { return nil }
         return StaticSourceSettings(
             coordinate: Coordinate(latitude: latitude, longitude: longitude), horizontalAccuracy: accuracy,
-            altitude: altitude)
+            altitude: altitude, movedRadius: movedRadius, movedAfter: movedAfter)
     }
 
     mutating func simulated(_ table: TableReader) -> SimulatedSourceSettings? {

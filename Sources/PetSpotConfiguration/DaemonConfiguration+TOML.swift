@@ -45,6 +45,8 @@ extension DaemonConfiguration {
             out.key("longitude", raw: TOMLWriter.number(fixed.coordinate.longitude))
             out.key("horizontal_accuracy", raw: TOMLWriter.number(fixed.horizontalAccuracy))
             out.optional("altitude", fixed.altitude.map(TOMLWriter.number))
+            out.key("moved_radius_m", raw: TOMLWriter.number(fixed.movedRadius))
+            out.key("moved_after", raw: TOMLWriter.seconds(fixed.movedAfter))
         } else {
             out.comment("[source.static] is not configured")
         }

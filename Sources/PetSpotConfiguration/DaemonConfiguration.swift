@@ -217,9 +217,20 @@ public struct GpsdSettings: Sendable, Hashable {
 /// - `longitude`: number in [-180, 180], required.
 /// - `horizontal_accuracy`: metres ≥ 0, default 30.
 /// - `altitude`: metres, optional; makes the static fix 3D.
+/// - `moved_radius_m`: metres > 0, default 200, and `moved_after`: seconds,
+///   default 60. The moved-station alarm, armed when the primary source is
+///   live (gpsd or simulated) and this position is configured (typically
+///   as `fallback`): the station counts as moved once every fix for
+///   `moved_after` seconds lies farther than `moved_radius_m` from this
+///   position, and as back once every fix for as long lies within it, so
+///   multipath jitter never trips it.
 public struct StaticSourceSettings: Sendable, Hashable {
     /// Default `horizontal_accuracy`.
     public static let defaultHorizontalAccuracy = 30.0
+    /// Default `moved_radius_m`.
+    public static let defaultMovedRadius = 200.0
+    /// Default `moved_after`.
+    public static let defaultMovedAfter: Duration = .seconds(60)
 
     /// The position (valid).
     public var coordinate: Coordinate
@@ -227,15 +238,22 @@ public struct StaticSourceSettings: Sendable, Hashable {
     public var horizontalAccuracy: Double
     /// Altitude, when configured.
     public var altitude: Double?
+    /// Farther than this from ``coordinate`` is away (metres).
+    public var movedRadius: Double
+    /// How long every fix must agree before the station counts as moved (or back).
+    public var movedAfter: Duration
 
     /// Creates settings.
     public init(
         coordinate: Coordinate, horizontalAccuracy: Double = StaticSourceSettings.defaultHorizontalAccuracy,
-        altitude: Double? = nil
+        altitude: Double? = nil, movedRadius: Double = StaticSourceSettings.defaultMovedRadius,
+        movedAfter: Duration = StaticSourceSettings.defaultMovedAfter
     ) {
         self.coordinate = coordinate
         self.horizontalAccuracy = horizontalAccuracy
         self.altitude = altitude
+        self.movedRadius = movedRadius
+        self.movedAfter = movedAfter
     }
 
     /// 3D when an altitude is configured, else 2D.

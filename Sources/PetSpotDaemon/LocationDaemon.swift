@@ -34,6 +34,9 @@ public struct LocationDaemon: Sendable {
     /// Services run beside the daemon's own for its lifetime (the metrics
     /// file writer); they stop with it.
     public var companions: [any Service] = []
+    /// The moved-station alarm, when a live source and a static position
+    /// are both configured; run as a service, shown in `daemon.status`.
+    public var station: StationWatch?
 
     /// Creates a daemon.
     /// - Parameters:
@@ -71,7 +74,8 @@ public struct LocationDaemon: Sendable {
             group: MultiThreadedEventLoopGroup.singleton,
             authorizationChanges: { await policy.authorizationChanges() }, hub: source.hub)
         let dispatcher = Dispatcher(
-            hub: source.hub, policy: policy, registry: registry, logger: logger, fanOut: fanOut, audit: audit)
+            hub: source.hub, policy: policy, registry: registry, logger: logger, fanOut: fanOut, audit: audit,
+            station: station)
         let notifier = systemd.notifier
         let logger = self.logger
         let announce: @Sendable () -> Void = {
@@ -97,6 +101,7 @@ public struct LocationDaemon: Sendable {
         ]
         services.append(ProducerService(producer: source.producer, hub: source.hub))
         services.append(fanOut)
+        if let station { services.append(station) }
         services.append(contentsOf: companions)
         if let watchdog = systemd.watchdog, notifier.isEnabled {
             services.append(WatchdogService(notifier: notifier, schedule: watchdog))

@@ -1,6 +1,7 @@
 import Logging
 import PetSpotConfiguration
 import PetSpotDaemon
+import PetSpotLocation
 import PetSpotPOSIX
 
 extension LocationDaemon {
@@ -45,6 +46,12 @@ extension LocationDaemon {
         self.init(
             settings: ServerSettings(daemonSettings), source: source, policy: engine, audit: audit, logger: logger,
             onReload: onReload, systemd: systemd)
+        // A fixed station with a live receiver: the receiver tells whether it moved.
+        if configuration.source.kind != .static, let home = configuration.source.static {
+            station = StationWatch(
+                home: home.coordinate, radius: home.movedRadius, hold: home.movedAfter, hub: source.hub, audit: audit,
+                logger: logger)
+        }
     }
 }
 

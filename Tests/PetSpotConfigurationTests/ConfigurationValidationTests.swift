@@ -53,6 +53,10 @@ import Testing
         ("[source.static]\nlongitude = 0", "source.static.latitude"),
         ("[source.static]\nlatitude = 1\nlongitude = 2\nhorizontal_accuracy = -1", "source.static.horizontal_accuracy"),
         ("[source.static]\nlatitude = 1\nlongitude = 2\naltitude = nan", "source.static.altitude"),
+        ("[source.static]\nlatitude = 1\nlongitude = 2\nmoved_radius_m = 0", "source.static.moved_radius_m"),
+        ("[source.static]\nlatitude = 1\nlongitude = 2\nmoved_radius_m = \"200\"", "source.static.moved_radius_m"),
+        ("[source.static]\nlatitude = 1\nlongitude = 2\nmoved_after = 0", "source.static.moved_after"),
+        ("[source.static]\nlatitude = 1\nlongitude = 2\nmoved_after = 86401", "source.static.moved_after"),
         ("[policy]\ndefault = \"allowed\"", "policy.default"),
         ("[policy]\nprompt = \"ask\"", "policy.prompt"),
         ("[policy]\nprompt_timeout = 0", "policy.prompt_timeout"),
@@ -291,6 +295,16 @@ import Testing
         [metrics]
         textfile = "node-exporter/petspot.prom"
         interval = 30
+        """,
+        """
+        [source]
+        kind = "gpsd"
+        fallback = "static"
+        [source.static]
+        latitude = 52.2297
+        longitude = 21.0122
+        moved_radius_m = 150.5
+        moved_after = 90
         """,
     ]
 

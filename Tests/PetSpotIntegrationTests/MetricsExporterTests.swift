@@ -227,4 +227,31 @@ struct MetricsExporterTests {
         #expect(Self.sample(text, #"petspot_outbox_reports{state="pending"}"#) == 0)
         #expect(Self.sample(text, "petspot_outbox_oldest_undelivered_age_seconds") == 0)
     }
+
+    @Test(
+        "the alert rules in docs/OPERATIONS.md are valid rules for promtool, naming figures the programs write",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool"),
+            "promtool is not installed (apt-get install prometheus)"))
+    func documentedAlertRulesAreValid() throws {
+        let operations = try String(contentsOfFile: RepositoryPaths.root + "/docs/OPERATIONS.md", encoding: .utf8)
+        let afterHeading = try #require(operations.range(of: "### Alert rules\n\n```yaml\n"))
+        let rest = operations[afterHeading.upperBound...]
+        let end = try #require(rest.range(of: "```"))
+        let rules = String(rest[..<end.lowerBound])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.write("rules.yml", rules)
+        let check = try ChildProcess.run("/usr/bin/promtool", ["check", "rules", file], timeout: 30)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        // Each expression names a figure that exists in the code.
+        let sources = try ["Sources/PetSpotDaemon", "Sources/PetSpotOutbox"].flatMap { folder in
+            try FileManager.default.subpathsOfDirectory(atPath: RepositoryPaths.root + "/" + folder)
+                .filter { $0.hasSuffix(".swift") }
+                .map { try String(contentsOfFile: RepositoryPaths.root + "/\(folder)/\($0)", encoding: .utf8) }
+        }.joined()
+        for line in rules.split(separator: "\n") where line.contains("expr:") {
+            guard let name = line.split(separator: " ").first(where: { $0.hasPrefix("petspot_") }) else { continue }
+            #expect(sources.contains("\"\(name)\""), "\(name) is not a figure the code writes")
+        }
+    }
 }

@@ -20,4 +20,8 @@ public enum AuditEvent: String, Sendable, CaseIterable {
     case watchEnded = "location.watchEnded"
     /// The log rotated and evicted its oldest generation.
     case auditRotated = "audit.rotated"
+    /// The live source put the station beyond `moved_radius_m` for `moved_after` (``StationWatch``).
+    case stationMoved = "station.moved"
+    /// The live source put the station back within the radius for as long.
+    case stationReturned = "station.returned"
 }

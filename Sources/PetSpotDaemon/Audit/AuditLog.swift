@@ -34,7 +34,7 @@ import PetSpotProtocol
 /// Durability: each record is appended with one `write(2)` before the answer
 /// it records leaves the daemon, so a daemon crash loses nothing. Records of
 /// authorization changes (a decision made, a reset, a reload, an agent
-/// change: ``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`)
+/// change) and of a station's move (``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`)
 /// before the answer; other records at least every ``syncEvery`` records, so
 /// a power loss can lose at most that many other records.
 ///
@@ -192,7 +192,7 @@ public final class AuditLog: Sendable {
         case AuditEvent.agentReplaced.rawValue, AuditEvent.agentRemoved.rawValue,
             AuditEvent.policyReloaded.rawValue, AuditEvent.policyStatusChanged.rawValue,
             AuditEvent.decisionsQuarantined.rawValue, AuditEvent.decisionsRestored.rawValue,
-            AuditEvent.auditRotated.rawValue:
+            AuditEvent.auditRotated.rawValue, AuditEvent.stationMoved.rawValue, AuditEvent.stationReturned.rawValue:
             return true
         default:
             return false
@@ -232,7 +232,7 @@ public final class AuditLog: Sendable {
         }
         try openIfNeeded(&file)
         if let evicted {
-            let daemon = ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid())
+            let daemon = ClientIdentity.daemonProcess
             let line = AuditRecord(
                 method: AuditEvent.auditRotated.rawValue, client: daemon,
                 reason: "evicted \(evicted.path) (\(evicted.bytes) bytes): the oldest of \(generations) generations"

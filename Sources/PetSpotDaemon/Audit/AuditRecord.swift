@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -96,4 +101,10 @@ extension AuditRecord {
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }
+}
+
+extension ClientIdentity {
+    /// The daemon itself, as the actor of the records it makes on its own
+    /// (a reload, a quarantine, a rotation, a station's move).
+    public static var daemonProcess: ClientIdentity { ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()) }
 }

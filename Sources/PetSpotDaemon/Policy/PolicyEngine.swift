@@ -49,7 +49,7 @@ public actor PolicyEngine: AccessPolicy {
     private static func quarantineRecord(_ quarantine: DecisionStore.Quarantine) -> AuditRecord {
         AuditRecord(
             method: AuditEvent.decisionsQuarantined.rawValue,
-            client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
+            client: ClientIdentity.daemonProcess,
             reason: "\(quarantine.reason); moved to \(quarantine.movedTo ?? "(could not be moved)")")
     }
 
@@ -80,7 +80,7 @@ public actor PolicyEngine: AccessPolicy {
                 audit?.record(
                     AuditRecord(
                         method: AuditEvent.decisionsRestored.rawValue,
-                        client: ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid()),
+                        client: ClientIdentity.daemonProcess,
                         reason:
                             "quarantined since \(quarantine.since.iso8601); \(store.decisions.count) decisions in force"
                     ))
@@ -111,7 +111,7 @@ public actor PolicyEngine: AccessPolicy {
     /// client whose status or accuracy it moved.
     private func recordPolicyChange(from previous: Policy, clientsBefore: [(ClientIdentity, AuthorizationState)]) {
         guard previous != policy else { return }
-        let daemon = ClientIdentity(uid: getuid(), gid: getgid(), pid: getpid())
+        let daemon = ClientIdentity.daemonProcess
         var changes: [String] = []
         if previous.defaultStatus != policy.defaultStatus {
             changes.append("default \(previous.defaultStatus.rawValue) → \(policy.defaultStatus.rawValue)")

@@ -37,6 +37,8 @@ public struct Dispatcher: Sendable {
     private let metrics: DaemonMetrics
     /// Delivers ``hub``'s fixes to watchers loop by loop.
     public let fanOut: WatchFanOut
+    /// The moved-station alarm, for `daemon.status`.
+    public let station: StationWatch?
 
     public init(
         hub: FixHub,
@@ -45,10 +47,12 @@ public struct Dispatcher: Sendable {
         logger: Logger,
         fanOut: WatchFanOut,
         audit: AuditLog? = nil,
+        station: StationWatch? = nil,
         metrics: any MetricsFactory = MetricsSystem.factory,
         startedAt: ContinuousClock.Instant = .now
     ) {
         self.fanOut = fanOut
+        self.station = station
         self.metrics = DaemonMetrics(factory: metrics)
         self.hub = hub
         self.policy = policy
@@ -277,6 +281,7 @@ public struct Dispatcher: Sendable {
             "counters": metrics.snapshot,
         ]
         if let decisions = await policy.decisionsStatus() { status["decisions"] = decisions }
+        if let station { status["station"] = station.status }
         return .object(status)
     }
 }
