@@ -105,6 +105,8 @@ let package = Package(
         // POSIX pieces several modules need: the user/group databases, bounded reads of small files.
         .target(name: "PetSpotPOSIX", swiftSettings: swiftSettings),
         .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        // A fix as NMEA 0183 sentences (GeoClue's nmea-socket source, gpsd).
+        .target(name: "PetSpotNMEA", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         // The Prometheus exposition written for node_exporter's textfile collector (daemon and kiosk).
         .target(
             name: "PetSpotMetricsFile",
@@ -121,7 +123,7 @@ let package = Package(
         .target(
             name: "PetSpotDaemon",
             dependencies: [
-                "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON",
+                "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotNMEA",
                 "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSystemd", "CMalloc",
                 "CProcessPin",
                 logging,
@@ -244,6 +246,8 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "PetSpotLocationTests", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         .testTarget(name: "PetSpotJSONTests", dependencies: ["PetSpotJSON"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PetSpotNMEATests", dependencies: ["PetSpotNMEA", "PetSpotLocation"], swiftSettings: swiftSettings),
         .testTarget(name: "PetSpotPOSIXTests", dependencies: ["PetSpotPOSIX"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotFixHubTests",

@@ -149,12 +149,14 @@ private struct Parser {
         let sourceTable = reader.table("source", errors: &errors)
         let policyTable = reader.table("policy", errors: &errors)
         var metricsTable = reader.table("metrics", errors: &errors) ?? TableReader(path: "metrics", entries: [:])
+        let nmeaTable = reader.table("nmea", errors: &errors)
         reader.reportUnknownKeys(errors: &errors)
         return DaemonConfiguration(
             daemon: daemon(daemonTable ?? TableReader(path: "daemon", entries: [:])),
             source: source(sourceTable ?? TableReader(path: "source", entries: [:])),
             policy: policy(policyTable ?? TableReader(path: "policy", entries: [:])),
-            metrics: metricsTable.metricsSettings(relativeTo: baseDirectory, errors: &errors))
+            metrics: metricsTable.metricsSettings(relativeTo: baseDirectory, errors: &errors),
+            nmea: nmeaTable.flatMap { nmea($0) })
     }
 
     // MARK: [daemon]
@@ -206,6 +208,32 @@ private struct Parser {
         }
         table.reportUnknownKeys(errors: &errors)
         return settings
+    }
+
+    // MARK: [nmea]
+
+    mutating func nmea(_ table: TableReader) -> NMEASettings? {
+        var table = table
+        if !table.has("socket") {
+            table.fail("socket", "is required in [nmea] (the NMEA socket's path)", into: &errors)
+        }
+        let socket = table.socketPath("socket", relativeTo: baseDirectory, errors: &errors)
+        var settings = NMEASettings(socket: socket ?? "")
+        if let mode = table.string("socket_mode", errors: &errors) {
+            if let value = Parser.octalMode(mode) {
+                settings.socketMode = value
+            } else {
+                table.fail(
+                    "socket_mode", "must be an octal permission mode such as \"0660\", found \"\(mode)\"", into: &errors
+                )
+            }
+        }
+        settings.socketGroup = table.nonEmptyString("socket_group", errors: &errors)
+        if let maxClients = table.integer("max_clients", in: 1...64, errors: &errors) {
+            settings.maxClients = maxClients
+        }
+        table.reportUnknownKeys(errors: &errors)
+        return socket == nil ? nil : settings
     }
 
     /// `path` with symbolic links resolved (`realpath`), or as given when it does not exist.
@@ -331,7 +359,8 @@ private struct Parser {
         var movedRadius = StaticSourceSettings.defaultMovedRadius
         if table.has("moved_radius_m") {
             if let value = table.number(
-                "moved_radius_m", requirement: "a number of metres greater than 0 and at most 20000000", errors: &errors,
+                "moved_radius_m", requirement: "a number of metres greater than 0 and at most 20000000",
+                errors: &errors,
                 { $0 > 0 && $0 <= 20_000_000 })
             {
                 movedRadius = value

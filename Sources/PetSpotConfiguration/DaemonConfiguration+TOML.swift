@@ -87,6 +87,16 @@ extension DaemonConfiguration {
         out.section("metrics")
         out.optional("textfile", metrics.textfile.map(TOMLWriter.quote))
         out.key("interval", raw: TOMLWriter.seconds(metrics.interval))
+
+        if let nmea {
+            out.section("nmea")
+            out.key("socket", string: nmea.socket)
+            out.key("socket_mode", string: DaemonSettings.octal(nmea.socketMode))
+            out.optional("socket_group", nmea.socketGroup.map(TOMLWriter.quote))
+            out.key("max_clients", raw: String(nmea.maxClients))
+        } else {
+            out.comment("[nmea] is not configured: no NMEA socket")
+        }
         return out.text
     }
 }

@@ -4,7 +4,8 @@ public import PetSpotPolicy
 /// The whole `petspot-locationd` configuration, with every default filled in.
 ///
 /// Sections: `[daemon]` (``DaemonSettings``), `[source]` (``SourceSettings``),
-/// `[policy]` (``PetSpotPolicy/Policy``) and `[metrics]` (``MetricsSettings``). Load one with
+/// `[policy]` (``PetSpotPolicy/Policy``), `[metrics]` (``MetricsSettings``)
+/// and `[nmea]` (``NMEASettings``). Load one with
 /// ``ConfigurationLoader``; print it with ``renderTOML()``.
 public struct DaemonConfiguration: Sendable, Hashable {
     /// `[daemon]`.
@@ -15,16 +16,19 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var policy: Policy
     /// `[metrics]`.
     public var metrics: MetricsSettings
+    /// `[nmea]`, when the file has one with a socket.
+    public var nmea: NMEASettings?
 
     /// Creates a configuration; the defaults are those of an empty file.
     public init(
         daemon: DaemonSettings = DaemonSettings(), source: SourceSettings = SourceSettings(), policy: Policy = Policy(),
-        metrics: MetricsSettings = MetricsSettings()
+        metrics: MetricsSettings = MetricsSettings(), nmea: NMEASettings? = nil
     ) {
         self.daemon = daemon
         self.source = source
         self.policy = policy
         self.metrics = metrics
+        self.nmea = nmea
     }
 }
 
@@ -115,8 +119,11 @@ public struct DaemonSettings: Sendable, Hashable {
     }
 
     /// ``socketMode`` as four octal digits (`"0660"`).
-    public var socketModeString: String {
-        let digits = String(socketMode, radix: 8)
+    public var socketModeString: String { Self.octal(socketMode) }
+
+    /// A permission mode as four octal digits (`"0660"`).
+    public static func octal(_ mode: UInt32) -> String {
+        let digits = String(mode, radix: 8)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }

@@ -52,6 +52,10 @@ extension LocationDaemon {
                 home: home.coordinate, radius: home.movedRadius, hold: home.movedAfter, hub: source.hub, audit: audit,
                 logger: logger)
         }
+        nmea = configuration.nmea.map {
+            NMEASocketSettings(
+                path: $0.socket, mode: $0.socketMode, group: $0.socketGroup, maxClients: $0.maxClients)
+        }
     }
 }
 

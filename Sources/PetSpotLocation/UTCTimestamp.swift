@@ -14,8 +14,19 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 
-    /// ISO 8601 in UTC with a `Z` suffix; milliseconds (to the nearest) only when non-zero.
-    public var iso8601: String {
+    /// The civil date and time in UTC, to the nearest millisecond.
+    public struct Fields: Sendable, Hashable {
+        public var year: Int64
+        public var month: Int64
+        public var day: Int64
+        public var hour: Int64
+        public var minute: Int64
+        public var second: Int64
+        public var millisecond: Int64
+    }
+
+    /// This time's civil date and time in UTC.
+    public var fields: Fields {
         // To the nearest millisecond: a parsed "…00.035Z" is 0.034999… s, and
         // rounding down would print it back as ".034".
         let totalMillis = Int64((secondsSince1970 * 1000).rounded())
@@ -26,10 +37,16 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
             days -= 1
         }
         let (year, month, day) = UTCTimestamp.civil(fromDays: days)
-        let hour = millisOfDay / 3_600_000
-        let minute = millisOfDay / 60_000 % 60
-        let second = millisOfDay / 1000 % 60
-        let millis = millisOfDay % 1000
+        return Fields(
+            year: year, month: month, day: day, hour: millisOfDay / 3_600_000, minute: millisOfDay / 60_000 % 60,
+            second: millisOfDay / 1000 % 60, millisecond: millisOfDay % 1000)
+    }
+
+    /// ISO 8601 in UTC with a `Z` suffix; milliseconds (to the nearest) only when non-zero.
+    public var iso8601: String {
+        let fields = self.fields
+        let (year, month, day) = (fields.year, fields.month, fields.day)
+        let (hour, minute, second, millis) = (fields.hour, fields.minute, fields.second, fields.millisecond)
         // Digits written into one small buffer: this runs for every fix sent.
         guard (0...9999).contains(year) else {
             var text =

@@ -94,6 +94,13 @@ import Testing
         ("[metrics]\ninterval = \"15\"", "metrics.interval"),
         ("[metrics]\nlisten = \"0.0.0.0:9100\"", "metrics.listen"),
         ("metrics = 1", "metrics"),
+        ("[nmea]\nmax_clients = 2", "nmea.socket"),
+        ("[nmea]\nsocket = \"\"", "nmea.socket"),
+        ("[nmea]\nsocket = \"/\(String(repeating: "n", count: 120))\"", "nmea.socket"),
+        ("[nmea]\nsocket = \"/run/petspot/nmea.sock\"\nsocket_mode = \"0999\"", "nmea.socket_mode"),
+        ("[nmea]\nsocket = \"/run/petspot/nmea.sock\"\nmax_clients = 0", "nmea.max_clients"),
+        ("[nmea]\nsocket = \"/run/petspot/nmea.sock\"\nmax_clients = 65", "nmea.max_clients"),
+        ("[nmea]\nsocket = \"/run/petspot/nmea.sock\"\nport = 10110", "nmea.port"),
     ])
     func namesTheKey(text: String, key: String) {
         let found = errors(text)
@@ -305,6 +312,11 @@ import Testing
         longitude = 21.0122
         moved_radius_m = 150.5
         moved_after = 90
+        [nmea]
+        socket = "nmea.sock"
+        socket_mode = "0640"
+        socket_group = "geoclue"
+        max_clients = 2
         """,
     ]
 

@@ -79,7 +79,9 @@ struct DeliveryProcessTests {
     }
 
     @Test func killNineDuringUploadsThenRestartDeliversEachOnce() async throws {
-        let station = try Station()
+        // An upload timeout far above how long the test may take to see the held request
+        // (on a loaded machine, seconds): the sender must still be waiting when it is killed.
+        let station = try Station(timeout: 60)
         defer { station.remove() }
         let ids = try await station.enqueue(3)
 

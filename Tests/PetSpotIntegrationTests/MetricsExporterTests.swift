@@ -230,7 +230,8 @@ struct MetricsExporterTests {
 
     @Test(
         "the alert rules in docs/OPERATIONS.md are valid rules for promtool, naming figures the programs write",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool"),
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool"),
             "promtool is not installed (apt-get install prometheus)"))
     func documentedAlertRulesAreValid() throws {
         let operations = try String(contentsOfFile: RepositoryPaths.root + "/docs/OPERATIONS.md", encoding: .utf8)

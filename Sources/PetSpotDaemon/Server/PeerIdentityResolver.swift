@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import NIOPosix
 import PetSpotPOSIX
 public import PetSpotLocation
 
@@ -67,5 +68,24 @@ public struct PeerIdentityResolver: Sendable {
         guard count > 0 else { return nil }
         let bytes = buffer[0..<count].map { UInt8(bitPattern: $0) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension PeerIdentityResolver {
+    /// Who an accepted peer is: the kernel's uid, gid and pid
+    /// (`credentials`), then names, groups, unit and executable from the
+    /// system; nothing the client sends can change them. The executable
+    /// counts only under `pin` (the same process as at accept, not exited,
+    /// not exec'd since: SPEC §3); the pin is released here. The user
+    /// database may be a network service (LDAP, SSSD): looked up on NIO's
+    /// blocking-work pool, never on a connection's event loop.
+    func identify(_ credentials: PeerCredentials, pin: ProcessPin) async -> ClientIdentity {
+        let lookUp: @Sendable () -> ClientIdentity = { [self] in
+            var identity = identity(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
+            if !pin.confirms(executable: identity.executable, procRoot: procRoot) { identity.executable = nil }
+            pin.release()
+            return identity
+        }
+        return (try? await NIOThreadPool.singleton.runIfActive(lookUp)) ?? lookUp()
     }
 }

@@ -191,24 +191,7 @@ public final class SocketServer: Service {
     /// Serves one client until it leaves (or the daemon stops).
     func serve(_ accepted: Accepted) async {
         let registry = dispatcher.registry
-        // The kernel's uid/gid/pid, then names, groups, unit and executable
-        // from the system: nothing the client sends can change them.
-        let credentials = accepted.credentials
-        // The user database may be a network service (LDAP, SSSD): looked up
-        // on NIO's blocking-work pool, never on this connection's event loop.
-        let resolver = identityResolver
-        let pin = accepted.pin
-        let lookUp: @Sendable () -> ClientIdentity = {
-            var identity = resolver.identity(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
-            // Read under the pin: the same process as at accept, not exited,
-            // not exec'd since. Otherwise its executable is unknown (SPEC §3).
-            if !pin.confirms(executable: identity.executable, procRoot: resolver.procRoot) {
-                identity.executable = nil
-            }
-            pin.release()
-            return identity
-        }
-        let identity = (try? await NIOThreadPool.singleton.runIfActive(lookUp)) ?? lookUp()
+        let identity = await identityResolver.identify(accepted.credentials, pin: accepted.pin)
         // Admitted by uid, after identification: whoever may be the prompt
         // agent may use the slots kept for it, and is not held to a uid's share.
         let connectionID: ConnectionID
