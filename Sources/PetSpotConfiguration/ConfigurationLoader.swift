@@ -156,7 +156,10 @@ private struct Parser {
             source: source(sourceTable ?? TableReader(path: "source", entries: [:])),
             policy: policy(policyTable ?? TableReader(path: "policy", entries: [:])),
             metrics: metricsTable.metricsSettings(relativeTo: baseDirectory, errors: &errors),
-            nmea: nmeaTable.flatMap { nmea($0) })
+            nmea: nmeaTable.flatMap { table in
+                var table = table
+                return table.nmeaSettings(relativeTo: baseDirectory, errors: &errors)
+            })
     }
 
     // MARK: [daemon]
@@ -167,15 +170,7 @@ private struct Parser {
         if let socket = table.socketPath("socket", relativeTo: baseDirectory, errors: &errors) {
             settings.socket = socket
         }
-        if let mode = table.string("socket_mode", errors: &errors) {
-            if let value = Parser.octalMode(mode) {
-                settings.socketMode = value
-            } else {
-                table.fail(
-                    "socket_mode", "must be an octal permission mode such as \"0660\", found \"\(mode)\"", into: &errors
-                )
-            }
-        }
+        if let mode = table.permissionMode("socket_mode", errors: &errors) { settings.socketMode = mode }
         settings.socketGroup = table.nonEmptyString("socket_group", errors: &errors)
         if let directory = table.nonEmptyString("state_dir", errors: &errors) {
             settings.stateDirectory = resolve(directory)
@@ -210,43 +205,11 @@ private struct Parser {
         return settings
     }
 
-    // MARK: [nmea]
-
-    mutating func nmea(_ table: TableReader) -> NMEASettings? {
-        var table = table
-        if !table.has("socket") {
-            table.fail("socket", "is required in [nmea] (the NMEA socket's path)", into: &errors)
-        }
-        let socket = table.socketPath("socket", relativeTo: baseDirectory, errors: &errors)
-        var settings = NMEASettings(socket: socket ?? "")
-        if let mode = table.string("socket_mode", errors: &errors) {
-            if let value = Parser.octalMode(mode) {
-                settings.socketMode = value
-            } else {
-                table.fail(
-                    "socket_mode", "must be an octal permission mode such as \"0660\", found \"\(mode)\"", into: &errors
-                )
-            }
-        }
-        settings.socketGroup = table.nonEmptyString("socket_group", errors: &errors)
-        if let maxClients = table.integer("max_clients", in: 1...64, errors: &errors) {
-            settings.maxClients = maxClients
-        }
-        table.reportUnknownKeys(errors: &errors)
-        return socket == nil ? nil : settings
-    }
-
     /// `path` with symbolic links resolved (`realpath`), or as given when it does not exist.
     static func canonicalPath(_ path: String) -> String {
         guard let resolved = realpath(path, nil) else { return path }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    /// `"660"`, `"0660"`, `"1770"`: three or four octal digits, at most `07777`.
-    static func octalMode(_ text: String) -> UInt32? {
-        guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }) else { return nil }
-        return UInt32(text, radix: 8)
     }
 
     // MARK: [source]

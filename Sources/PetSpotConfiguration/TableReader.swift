@@ -70,6 +70,18 @@ package struct TableReader {
         return resolved
     }
 
+    /// A permission mode: `"660"`, `"0660"`, `"1770"` (three or four octal digits, at most `07777`).
+    package mutating func permissionMode(_ key: String, errors: inout [ConfigurationError]) -> UInt32? {
+        guard let text = string(key, errors: &errors) else { return nil }
+        guard (3...4).contains(text.count), text.allSatisfy({ ("0"..."7").contains($0) }),
+            let mode = UInt32(text, radix: 8)
+        else {
+            fail(key, "must be an octal permission mode such as \"0660\", found \"\(text)\"", into: &errors)
+            return nil
+        }
+        return mode
+    }
+
     /// An integer value (floats are refused).
     package mutating func integer(_ key: String, errors: inout [ConfigurationError]) -> Int? {
         guard let node = value(key) else { return nil }

@@ -10,21 +10,6 @@ import Testing
 /// `daemon.status` counters once the feed has stopped.
 @Suite("metrics after a real gpsd session, through node_exporter")
 struct GpsdMetricsTests {
-    static let nodeExporter = "/usr/bin/prometheus-node-exporter"
-
-    static func get(_ url: String) -> String? {
-        let script = "import sys, urllib.request\nsys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())"
-        guard let run = try? ChildProcess.run("/usr/bin/python3", ["-c", script, url], timeout: 15), run.status == 0
-        else { return nil }
-        return run.stdout
-    }
-
-    static func sample(_ exposition: String, _ series: String) -> Double? {
-        exposition.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap {
-            Double($0.dropFirst(series.count + 1))
-        }
-    }
-
     static func status(_ daemon: DaemonProcess) throws -> [String: Any] {
         let run = try daemon.cli(["status", "--json"], timeout: 30)
         let status = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
@@ -43,8 +28,8 @@ struct GpsdMetricsTests {
 
     @Test(
         "fixes, a rejected fix, a refused client and a gpsd restart: node_exporter serves the daemon's own counts",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: nodeExporter)
-            && FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd"),
+        .enabled(
+            if: NodeExporter.isInstalled && FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd"),
             "gpsd or prometheus-node-exporter is not installed"))
     func countsAfterAGpsdSession() async throws {
         let hasFix = Locked(true)
@@ -66,26 +51,10 @@ struct GpsdMetricsTests {
                 reconnect_max = 1
                 device = "\(device)"
                 """,
-            policy: """
-                [policy]
-                default = "denied"
-
-                [metrics]
-                textfile = "{dir}/petspot.prom"
-                interval = 1
-                """)
+            policy: "[policy]\ndefault = \"denied\"\n\n" + NodeExporter.metricsTable)
         defer { daemon.stop() }
-        let exporterPort = freeLoopbackPort()
-        let exporter = try ChildProcess(
-            Self.nodeExporter,
-            [
-                "--web.listen-address=127.0.0.1:\(exporterPort)", "--collector.disable-defaults",
-                "--collector.textfile", "--collector.textfile.directory=\(daemon.directory.path)",
-            ])
-        defer {
-            exporter.signal(SIGTERM)
-            exporter.wait(timeout: 10)
-        }
+        let exporter = try NodeExporter(collector: daemon.directory.path)
+        defer { exporter.stop() }
         func source(_ key: String) throws -> Int { try Self.status(daemon)[key] as? Int ?? 0 }
 
         // Fixes.
@@ -112,20 +81,17 @@ struct GpsdMetricsTests {
             defer { counts = now }
             return now == counts
         }
-        let url = "http://127.0.0.1:\(exporterPort)/metrics"
-        var text = ""
-        let caughtUp = Self.within(30) {
-            text = Self.get(url) ?? ""
-            return Self.sample(text, "petspot_source_fixes_total").map { Int($0) } == counts["fixes"]
+        let exposition = exporter.poll(within: 30) {
+            NodeExporter.sample($0, "petspot_source_fixes_total").map { Int($0) } == counts["fixes"]
         }
-        #expect(caughtUp, "fixes \(counts), exposition:\n\(text)")
-        #expect(Self.sample(text, "node_textfile_scrape_error") == 0)
-        #expect(Self.sample(text, "petspot_source_rejected_total").map { Int($0) } == counts["rejected"])
-        #expect(Self.sample(text, "petspot_source_reconnects_total") == 1)
+        let text = try #require(exposition, "fixes \(counts), exposition:\n\(exporter.scrape() ?? "(nothing)")")
+        #expect(NodeExporter.sample(text, "node_textfile_scrape_error") == 0)
+        #expect(NodeExporter.sample(text, "petspot_source_rejected_total").map { Int($0) } == counts["rejected"])
+        #expect(NodeExporter.sample(text, "petspot_source_reconnects_total") == 1)
         #expect(counts["rejected"].map { $0 >= 1 } == true && counts["fixes"].map { $0 >= 4 } == true)
-        #expect(Self.sample(text, #"petspot_requests_total{method="location.get",outcome="error"}"#) == 1)
-        #expect(Self.sample(text, #"petspot_authorizations_total{status="denied"}"#) == 1)
-        #expect(Self.sample(text, "petspot_source_connected") == 1)
-        #expect(Self.sample(text, "petspot_source_fix_mode") == 3)
+        #expect(NodeExporter.sample(text, #"petspot_requests_total{method="location.get",outcome="error"}"#) == 1)
+        #expect(NodeExporter.sample(text, #"petspot_authorizations_total{status="denied"}"#) == 1)
+        #expect(NodeExporter.sample(text, "petspot_source_connected") == 1)
+        #expect(NodeExporter.sample(text, "petspot_source_fix_mode") == 3)
     }
 }

@@ -19,23 +19,6 @@ struct GpsdDaemonTests {
         os.execv(sys.argv[1], sys.argv[1:])
         """
 
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                _ = bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test(
         "get answers a position gpsd itself reported for the capture (bu353s4: southern and eastern hemispheres)",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake"), "gpsfake is not installed"))
@@ -43,7 +26,7 @@ struct GpsdDaemonTests {
         let capture = RepositoryPaths.gpsLogs + "/bu353s4.log"
         try #require(FileManager.default.fileExists(atPath: capture), "captures expected at \(RepositoryPaths.gpsLogs)")
         for attempt in 1...3 {
-            let port = Self.freePort()
+            let port = freeLoopbackPort()
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             // -c 0.2: slow, looping replay so gpsd keeps a fresh fix while we ask.

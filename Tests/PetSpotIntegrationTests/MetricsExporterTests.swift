@@ -11,7 +11,6 @@ import TestSupport
 /// that and answers a query. No listener of the daemon's own.
 @Suite("metrics through node_exporter and prometheus", .serialized)
 struct MetricsExporterTests {
-    static let nodeExporter = "/usr/bin/prometheus-node-exporter"
     static let prometheus = "/usr/bin/prometheus"
 
     /// Three fixes, one with an impossible latitude (rejected), an outage
@@ -28,101 +27,51 @@ struct MetricsExporterTests {
         ]}
         """
 
-    /// GET over loopback (python3's urllib: no HTTP client of our own); the body, or `nil`.
-    static func get(_ url: String) -> String? {
-        let script =
-            "import sys, urllib.request\nsys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())"
-        guard let run = try? ChildProcess.run("/usr/bin/python3", ["-c", script, url], timeout: 15), run.status == 0
-        else { return nil }
-        return run.stdout
-    }
-
-    /// Polls `url` until `accept` takes its body (another process's state has no signal to wait on).
-    static func poll(_ url: String, within seconds: Double, until accept: (String) -> Bool) -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
-        var last: String?
-        while Date() < deadline {
-            last = get(url)
-            if let last, accept(last) { return last }
-            usleep(200_000)
-        }
-        return last.flatMap { accept($0) ? $0 : nil }
-    }
-
-    /// The value of the sample `name{labels}` (exactly as exposed), if present.
-    static func sample(_ exposition: String, _ series: String) -> Double? {
-        for line in exposition.split(separator: "\n") where line.hasPrefix(series + " ") {
-            return Double(line.dropFirst(series.count + 1))
-        }
-        return nil
-    }
-
     /// A daemon playing ``scenario`` with its metrics file in its own folder (the collector's), under a policy that refuses root.
     static func startDaemon() throws -> (DaemonProcess, collector: String) {
         let daemon = try DaemonProcess(
             source: Fixtures.simulated("scenario.json"),
-            policy: """
-                [policy]
-                default = "denied"
-
-                [metrics]
-                textfile = "{dir}/petspot.prom"
-                interval = 1
-                """,
+            policy: "[policy]\ndefault = \"denied\"\n\n" + NodeExporter.metricsTable,
             files: ["scenario.json": scenario])
         return (daemon, daemon.directory.path)
-    }
-
-    static func startExporter(collector: String) throws -> (ChildProcess, port: Int) {
-        let port = GpsdDaemonTests.freePort()
-        let exporter = try ChildProcess(
-            nodeExporter,
-            [
-                "--web.listen-address=127.0.0.1:\(port)", "--collector.disable-defaults", "--collector.textfile",
-                "--collector.textfile.directory=\(collector)",
-            ])
-        return (exporter, port)
     }
 
     @Test(
         "node_exporter's textfile collector serves the daemon's figures with the right values",
         .enabled(
-            if: FileManager.default.isExecutableFile(atPath: nodeExporter),
+            if: NodeExporter.isInstalled,
             "prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter)"))
     func nodeExporterServesTheFigures() throws {
         let (daemon, collector) = try Self.startDaemon()
         defer { daemon.stop() }
-        let (exporter, port) = try Self.startExporter(collector: collector)
-        defer {
-            exporter.signal(SIGTERM)
-            exporter.wait(timeout: 10)
-        }
+        let exporter = try NodeExporter(collector: collector)
+        defer { exporter.stop() }
         // A refused client, and an answered one.
         let refused = try daemon.cli(["get", "--json", "--timeout", "2"], timeout: 30)
         #expect(refused.status != 0)
         #expect(try daemon.cli(["status", "--json"], timeout: 30).status == 0)
 
-        let url = "http://127.0.0.1:\(port)/metrics"
-        let exposition = Self.poll(url, within: 30) { text in
-            Self.sample(text, "petspot_source_fixes_total") == 4
-                && Self.sample(text, #"petspot_requests_total{method="daemon.status",outcome="ok"}"#) == 1
+        let exposition = exporter.poll(within: 30) { text in
+            NodeExporter.sample(text, "petspot_source_fixes_total") == 4
+                && NodeExporter.sample(text, #"petspot_requests_total{method="daemon.status",outcome="ok"}"#) == 1
         }
         let text = try #require(
             exposition,
-            "node_exporter never served the scenario's figures:\n\(Self.get(url) ?? "(nothing)")\n\(exporter.errors())")
-        #expect(Self.sample(text, "node_textfile_scrape_error") == 0, "the file did not parse")
-        #expect(Self.sample(text, "petspot_source_fixes_total") == 4)
-        #expect(Self.sample(text, "petspot_source_rejected_total") == 1)
-        #expect(Self.sample(text, "petspot_source_reconnects_total") == 1)
-        #expect(Self.sample(text, "petspot_source_connected") == 1)
-        #expect(Self.sample(text, "petspot_source_fix_mode") == 2)
-        #expect(Self.sample(text, #"petspot_requests_total{method="location.get",outcome="error"}"#) == 1)
-        #expect(Self.sample(text, #"petspot_requests_total{method="location.get",outcome="ok"}"#) == 0)
-        #expect(Self.sample(text, #"petspot_authorizations_total{status="denied"}"#) == 1)
-        #expect(Self.sample(text, #"petspot_errors_total{code="-32002"}"#) == 1)
-        #expect(Self.sample(text, "petspot_audit_write_failures_total") == 0)
-        #expect(Self.sample(text, "petspot_watchers") == 0)
-        let age = try #require(Self.sample(text, "petspot_source_fix_age_seconds"))
+            "node_exporter never served the scenario's figures:\n\(exporter.scrape() ?? "(nothing)")\n\(exporter.child.errors())"
+        )
+        #expect(NodeExporter.sample(text, "node_textfile_scrape_error") == 0, "the file did not parse")
+        #expect(NodeExporter.sample(text, "petspot_source_fixes_total") == 4)
+        #expect(NodeExporter.sample(text, "petspot_source_rejected_total") == 1)
+        #expect(NodeExporter.sample(text, "petspot_source_reconnects_total") == 1)
+        #expect(NodeExporter.sample(text, "petspot_source_connected") == 1)
+        #expect(NodeExporter.sample(text, "petspot_source_fix_mode") == 2)
+        #expect(NodeExporter.sample(text, #"petspot_requests_total{method="location.get",outcome="error"}"#) == 1)
+        #expect(NodeExporter.sample(text, #"petspot_requests_total{method="location.get",outcome="ok"}"#) == 0)
+        #expect(NodeExporter.sample(text, #"petspot_authorizations_total{status="denied"}"#) == 1)
+        #expect(NodeExporter.sample(text, #"petspot_errors_total{code="-32002"}"#) == 1)
+        #expect(NodeExporter.sample(text, "petspot_audit_write_failures_total") == 0)
+        #expect(NodeExporter.sample(text, "petspot_watchers") == 0)
+        let age = try #require(NodeExporter.sample(text, "petspot_source_fix_age_seconds"))
         #expect(age >= 0 && age < 600)
         // Figures, never positions.
         #expect(!text.contains("47.37") && !text.contains("8.541"), "a coordinate reached the metrics")
@@ -131,18 +80,15 @@ struct MetricsExporterTests {
     @Test(
         "prometheus scrapes node_exporter and its query API returns the daemon's fix age",
         .enabled(
-            if: FileManager.default.isExecutableFile(atPath: nodeExporter)
+            if: NodeExporter.isInstalled
                 && FileManager.default.isExecutableFile(atPath: prometheus),
             "prometheus or prometheus-node-exporter is not installed (apt-get install prometheus prometheus-node-exporter)"
         ))
     func prometheusQueriesTheFixAge() throws {
         let (daemon, collector) = try Self.startDaemon()
         defer { daemon.stop() }
-        let (exporter, exporterPort) = try Self.startExporter(collector: collector)
-        defer {
-            exporter.signal(SIGTERM)
-            exporter.wait(timeout: 10)
-        }
+        let exporter = try NodeExporter(collector: collector)
+        defer { exporter.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let configuration = try directory.write(
@@ -153,9 +99,9 @@ struct MetricsExporterTests {
             scrape_configs:
               - job_name: station
                 static_configs:
-                  - targets: ["127.0.0.1:\(exporterPort)"]
+                  - targets: ["127.0.0.1:\(exporter.port)"]
             """)
-        let port = GpsdDaemonTests.freePort()
+        let port = freeLoopbackPort()
         let server = try ChildProcess(
             Self.prometheus,
             [
@@ -167,9 +113,9 @@ struct MetricsExporterTests {
             server.wait(timeout: 20)
         }
         let query = "http://127.0.0.1:\(port)/api/v1/query?query=petspot_source_fix_age_seconds"
-        let answer = Self.poll(query, within: 60) { $0.contains(#""result":[{"#) }
+        let answer = loopbackPoll(query, within: 60) { $0.contains(#""result":[{"#) }
         let body = try #require(
-            answer, "prometheus never had the fix age:\n\(Self.get(query) ?? "(nothing)")\n\(server.errors())")
+            answer, "prometheus never had the fix age:\n\(loopbackGet(query) ?? "(nothing)")\n\(server.errors())")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
         #expect(json["status"] as? String == "success")
         let result = try #require(((json["data"] as? [String: Any])?["result"] as? [[String: Any]])?.first)
@@ -182,12 +128,12 @@ struct MetricsExporterTests {
     @Test(
         "the kiosk's figures reach node_exporter too: visits and the outbox",
         .enabled(
-            if: FileManager.default.isExecutableFile(atPath: nodeExporter),
+            if: NodeExporter.isInstalled,
             "prometheus-node-exporter is not installed (apt-get install prometheus-node-exporter)"))
     func kioskFiguresReachNodeExporter() throws {
         let directory = try TemporaryDirectory(prefix: "psk")
         defer { directory.remove() }
-        let port = GpsdDaemonTests.freePort()
+        let port = freeLoopbackPort()
         let configuration = try directory.write(
             "kiosk.toml",
             """
@@ -209,23 +155,19 @@ struct MetricsExporterTests {
             kiosk.wait(timeout: 10)
         }
         try #require(kiosk.waitForStderr(containing: "serving on", timeout: 30), "\(kiosk.errors())")
-        let (exporter, exporterPort) = try Self.startExporter(collector: directory.path)
-        defer {
-            exporter.signal(SIGTERM)
-            exporter.wait(timeout: 10)
-        }
+        let exporter = try NodeExporter(collector: directory.path)
+        defer { exporter.stop() }
         // Two people at the screen: each first page opens a visit.
-        #expect(Self.get("http://127.0.0.1:\(port)/") != nil)
-        #expect(Self.get("http://127.0.0.1:\(port)/") != nil)
-        let url = "http://127.0.0.1:\(exporterPort)/metrics"
-        let exposition = Self.poll(url, within: 30) { Self.sample($0, "petspot_kiosk_visits_total") == 2 }
+        #expect(loopbackGet("http://127.0.0.1:\(port)/") != nil)
+        #expect(loopbackGet("http://127.0.0.1:\(port)/") != nil)
+        let exposition = exporter.poll(within: 30) { NodeExporter.sample($0, "petspot_kiosk_visits_total") == 2 }
         let text = try #require(
-            exposition, "node_exporter never served the kiosk's figures:\n\(Self.get(url) ?? "(nothing)")")
-        #expect(Self.sample(text, "node_textfile_scrape_error") == 0)
-        #expect(Self.sample(text, "petspot_kiosk_reports_submitted_total") == 0)
-        #expect(Self.sample(text, "petspot_outbox_readable") == 1)
-        #expect(Self.sample(text, #"petspot_outbox_reports{state="pending"}"#) == 0)
-        #expect(Self.sample(text, "petspot_outbox_oldest_undelivered_age_seconds") == 0)
+            exposition, "node_exporter never served the kiosk's figures:\n\(exporter.scrape() ?? "(nothing)")")
+        #expect(NodeExporter.sample(text, "node_textfile_scrape_error") == 0)
+        #expect(NodeExporter.sample(text, "petspot_kiosk_reports_submitted_total") == 0)
+        #expect(NodeExporter.sample(text, "petspot_outbox_readable") == 1)
+        #expect(NodeExporter.sample(text, #"petspot_outbox_reports{state="pending"}"#) == 0)
+        #expect(NodeExporter.sample(text, "petspot_outbox_oldest_undelivered_age_seconds") == 0)
     }
 
     @Test(

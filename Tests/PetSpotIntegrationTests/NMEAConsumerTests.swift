@@ -151,7 +151,7 @@ struct NMEAConsumerTests {
             waited += 1
         }
         try #require(FileManager.default.fileExists(atPath: pty), "socat made no pty: \(bridge.errors())")
-        let port = GpsdDaemonTests.freePort()
+        let port = freeLoopbackPort()
         // -b: read-only, never writes probe strings to what it takes for a serial device.
         let gpsd = try ChildProcess(
             "/usr/bin/python3",
