@@ -129,6 +129,40 @@ struct NMEAConsumerTests {
         #expect(audit.contains(#""method":"location.watch""#) && audit.contains(#""status":"denied""#))
     }
 
+    @Test("a consumer that loses its authorization at a reload is disconnected")
+    func aReloadThatTakesTheRightAwayDisconnects() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.stop() }
+        let script = """
+            import socket, sys, time
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sys.argv[1])
+            s.settimeout(30)
+            first = True
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    print("eof", flush=True)
+                    break
+                if first:
+                    print("reading", flush=True)
+                    first = False
+            """
+        let reader = try ChildProcess("/usr/bin/python3", ["-c", script, daemon.directory.file("nmea.sock")])
+        defer { reader.terminate() }
+        try #require(reader.waitForStdout(containing: "reading", timeout: 20), "no sentence: \(reader.errors())")
+        // The same file without the rule that authorized root.
+        let configuration = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        let withoutRoot = configuration.replacingOccurrences(
+            of: "[[policy.rules]]\nuser = \"root\"\nstatus = \"authorized\"", with: "")
+        try #require(withoutRoot != configuration)
+        try withoutRoot.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        daemon.child.signal(SIGHUP)
+        #expect(reader.waitForStdout(containing: "eof", timeout: 20), "still reading after the reload")
+        let audit = try String(contentsOfFile: daemon.directory.file("state/audit.jsonl"), encoding: .utf8)
+        #expect(audit.contains(#""method":"location.watchEnded""#))
+    }
+
     @Test(
         "gpsd reading the NMEA socket through a pty (socat) reports the daemon's position",
         .enabled(
