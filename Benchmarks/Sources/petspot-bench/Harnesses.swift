@@ -87,11 +87,13 @@ struct GpsdHarness {
 
     /// Starts `gpsfake -q -c CYCLE -t -s 38400 -P PORT LOG` and waits until
     /// gpsd answers `?POLL;` with an active device.
-    static func start(log: String, port: UInt16, cycle: Double, pin: String?, directory: String) throws -> GpsdHarness {
+    static func start(
+        log: String, port: UInt16, cycle: Double, pin: String?, directory: String, name: String = "gpsfake"
+    ) throws -> GpsdHarness {
         let gpsfake = try ManagedProcess(
-            name: "gpsfake", executable: "/usr/bin/gpsfake",
+            name: name, executable: "/usr/bin/gpsfake",
             arguments: ["-q", "-c", String(cycle), "-t", "-s", "38400", "-P", String(port), log], pin: pin,
-            output: "\(directory)/gpsfake.log")
+            output: "\(directory)/\(name).log")
         let deadline = Date().addingTimeInterval(30)
         var gpsdPID: Int32?
         while Date() < deadline {
@@ -125,4 +127,28 @@ struct GpsdHarness {
 struct BenchError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A receiver's stream with exactly the information the daemon answers
+/// with: GGA, GSA (2 satellites' worth of DOPs, no satellite list) and RMC
+/// at a fixed position, one epoch a second. gpsd then answers `?POLL;` with a
+/// TPV and a SKY without satellites, ~the daemon's answer in size.
+enum SameInformationLog {
+    /// gpsfake's seconds between sentences: three a second, one epoch.
+    static let cycle = 1.0 / 3
+
+    static func write(to path: String, epochs: Int = 3600) throws {
+        func sentence(_ body: String) -> String {
+            let checksum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
+            return "$\(body)*\(String(format: "%02X", checksum))\r\n"
+        }
+        var text = ""
+        for epoch in 0..<epochs {
+            let time = String(format: "%02d%02d%02d.00", 12 + epoch / 3600 % 12, epoch / 60 % 60, epoch % 60)
+            text += sentence("GPGGA,\(time),5213.7820,N,02100.7320,E,1,08,0.9,110.0,M,34.0,M,,")
+            text += sentence("GPGSA,A,3,,,,,,,,,,,,,1.6,0.9,1.3")
+            text += sentence("GPRMC,\(time),A,5213.7820,N,02100.7320,E,0.0,0.0,261126,,,A")
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
 }

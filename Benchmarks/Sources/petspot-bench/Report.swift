@@ -6,6 +6,8 @@ struct Report {
         var target: String
         var connections: Int
         var result: LoadResult
+        /// The server process's CPU time per answer (`utime + stime` over the step ÷ answers).
+        var cpuPerAnswer: Double?
     }
 
     struct Idle {
@@ -32,8 +34,9 @@ struct Report {
         var out = "## petspot-bench\n\n"
         out +=
             "`\(command)` — \(loadBefore) before, \(loadAfter) after; \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n\n"
-        out += "| target | conns | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this |\n"
-        out += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+        out += "| target | conns | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this "
+        out += "| CPU µs/answer | daemon CPU ÷ this |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for (index, step) in load.enumerated() {
             // The daemon step of the same round (the latest one at this connection count).
             let daemon =
@@ -46,7 +49,16 @@ struct Report {
             let latencies = step.result.latencies
             out += "| \(step.target) | \(step.connections) | \(Int(step.result.perSecond.rounded())) | "
             out += "\(Self.micro(latencies.percentile(0.5))) | \(Self.micro(latencies.percentile(0.99))) | "
-            out += "\(Self.micro(latencies.percentile(0.999))) | \(step.result.errors) | \(ratio) |\n"
+            var cpu = ""
+            var cpuRatio = ""
+            if let perAnswer = step.cpuPerAnswer {
+                cpu = String(format: "%.1f", perAnswer * 1e6)
+                if let daemonCPU = daemon?.cpuPerAnswer, step.target != daemon?.target, perAnswer > 0 {
+                    cpuRatio = String(format: "%.2f×", daemonCPU / perAnswer)
+                }
+            }
+            out += "\(Self.micro(latencies.percentile(0.999))) | \(step.result.errors) | \(ratio) | "
+            out += "\(cpu) | \(cpuRatio) |\n"
         }
         if let fanOut {
             out +=

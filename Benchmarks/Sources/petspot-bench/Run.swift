@@ -21,8 +21,10 @@ extension PetSpotBench {
         var gpsdLog: String = "/work/shared/gps-logs/ublox-neo-m8n.log"
         @Option(help: "gpsfake -c: seconds between sentences.")
         var gpsfakeCycle: Double = 0.1
-        @Option(help: "gpsd's loopback TCP port.")
+        @Option(help: "gpsd's loopback TCP port (the same-information gpsd takes the next one).")
         var gpsdPort: UInt16 = 29_470
+        @Flag(help: "Skip the same-information gpsd (GGA+GSA+RMC at a fixed position once a second).")
+        var noSameInformationGpsd = false
         @Option(help: "The floor server's TCP port.")
         var floorPort: UInt16 = 29_480
         @Option(help: "Watchers in the fan-out step (0 skips it).")
@@ -92,12 +94,25 @@ extension PetSpotBench {
             defer { daemonHarness.process.stop() }
 
             var gpsd: GpsdHarness?
+            var sameGpsd: GpsdHarness?
             if !noGpsd {
                 log("starting gpsfake on port \(gpsdPort) with \(gpsdLog)")
                 gpsd = try GpsdHarness.start(
                     log: gpsdLog, port: gpsdPort, cycle: gpsfakeCycle, pin: pinServer, directory: directory)
+                if !noSameInformationGpsd {
+                    // What the daemon answers, no more: TPV plus a SKY without satellites.
+                    let log = "\(directory)/same-information.log"
+                    try SameInformationLog.write(to: log)
+                    self.log("starting gpsfake on port \(gpsdPort + 1) with the same-information stream")
+                    sameGpsd = try GpsdHarness.start(
+                        log: log, port: gpsdPort + 1, cycle: SameInformationLog.cycle, pin: pinServer,
+                        directory: directory, name: "same")
+                }
             }
-            defer { gpsd?.stop() }
+            defer {
+                gpsd?.stop()
+                sameGpsd?.stop()
+            }
 
             // Idle: RSS and CPU with no clients.
             if idleSeconds > 0 {
@@ -122,18 +137,29 @@ extension PetSpotBench {
 
             // Closed-loop load.
             for count in counts {
-                var targets: [(String, Endpoint, Exchange)] = []
-                if !noFloor { targets.append(("floor unix", .unix("\(directory)/floor.sock"), .locationGet)) }
-                targets.append(("petspot-locationd", .unix(daemonHarness.socket), .locationGet))
-                if !noFloor { targets.append(("floor tcp", .tcp(floorPort), .locationGet)) }
-                if let gpsd { targets.append(("gpsd ?POLL;", .tcp(gpsd.port), .gpsdPoll)) }
-                for (name, endpoint, exchange) in targets {
+                var targets: [(String, Endpoint, Exchange, ManagedProcess?)] = []
+                if !noFloor { targets.append(("floor unix", .unix("\(directory)/floor.sock"), .locationGet, floor)) }
+                targets.append(("petspot-locationd", .unix(daemonHarness.socket), .locationGet, daemonHarness.process))
+                if !noFloor { targets.append(("floor tcp", .tcp(floorPort), .locationGet, floor)) }
+                if let gpsd { targets.append(("gpsd ?POLL; (busy capture)", .tcp(gpsd.port), .gpsdPoll, gpsd.gpsd)) }
+                if let sameGpsd {
+                    targets.append(("gpsd ?POLL; (same information)", .tcp(sameGpsd.port), .gpsdPoll, sameGpsd.gpsd))
+                }
+                for (name, endpoint, exchange, server) in targets {
                     log("\(name) × \(count) connections, \(duration) s")
+                    // The server's CPU over the whole step, warm-up included, per answer at the measured rate.
+                    let cpuBefore = server?.cpuTicks
                     let result = LoadGenerator(
                         endpoint: endpoint, exchange: exchange, connections: count, warmup: warmup,
                         duration: duration
                     ).run()
-                    report.load.append(Report.Step(target: name, connections: count, result: result))
+                    var cpuPerAnswer: Double?
+                    if let cpuBefore, let cpuAfter = server?.cpuTicks, result.perSecond > 0 {
+                        let cpu = Double(cpuAfter - cpuBefore) / ManagedProcess.ticksPerSecond
+                        cpuPerAnswer = cpu / (result.perSecond * duration)
+                    }
+                    report.load.append(
+                        Report.Step(target: name, connections: count, result: result, cpuPerAnswer: cpuPerAnswer))
                     guard daemonHarness.process.isRunning else { throw BenchError("the daemon died under load") }
                 }
             }
