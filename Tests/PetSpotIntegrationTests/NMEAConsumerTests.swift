@@ -23,7 +23,7 @@ struct NMEAConsumerTests {
 
     /// A daemon with the NMEA socket open to every local user (the policy decides):
     /// root reads at full accuracy, `reduced` (if given) reduced, everyone else is denied.
-    static func daemon(reduced: String? = nil) throws -> DaemonProcess {
+    static func daemon(reduced: String? = nil, maxClients: Int = 4) throws -> DaemonProcess {
         var rules = """
             [[policy.rules]]
             user = "root"
@@ -42,6 +42,7 @@ struct NMEAConsumerTests {
                 [nmea]
                 socket = "{dir}/nmea.sock"
                 socket_mode = "0666"
+                max_clients = \(maxClients)
                 """,
             files: ["station.json": scenario])
     }
@@ -129,26 +130,46 @@ struct NMEAConsumerTests {
         #expect(audit.contains(#""method":"location.watch""#) && audit.contains(#""status":"denied""#))
     }
 
+    @Test("past nmea.max_clients a consumer is disconnected without a sentence; the others go on")
+    func consumersPastTheBoundAreRefused() throws {
+        let daemon = try Self.daemon(maxClients: 1)
+        defer { daemon.stop() }
+        let socket = daemon.directory.file("nmea.sock")
+        let holder = try ChildProcess("/usr/bin/python3", ["-c", Self.readUntilEOF, socket])
+        defer { holder.terminate() }
+        try #require(holder.waitForStdout(containing: "reading", timeout: 20), "no sentence: \(holder.errors())")
+        #expect(try Self.read(socket, seconds: 2).isEmpty, "a second consumer got sentences past max_clients = 1")
+        #expect(!holder.output().contains("eof"), "the first consumer lost its connection")
+        // Once the first leaves, the slot is free again (as soon as the daemon has seen it leave).
+        holder.terminate()
+        var again = ""
+        for _ in 0..<5 where !again.contains("$GPGGA,") { again = try Self.read(socket, seconds: 2) }
+        #expect(again.contains("$GPGGA,"), "the slot was not freed")
+    }
+
+    /// Reads a socket until EOF: prints "reading" at the first bytes and "eof" at the end.
+    static let readUntilEOF = """
+        import socket, sys, time
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(sys.argv[1])
+        s.settimeout(30)
+        first = True
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                print("eof", flush=True)
+                break
+            if first:
+                print("reading", flush=True)
+                first = False
+        """
+
     @Test("a consumer that loses its authorization at a reload is disconnected")
     func aReloadThatTakesTheRightAwayDisconnects() throws {
         let daemon = try Self.daemon()
         defer { daemon.stop() }
-        let script = """
-            import socket, sys, time
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(sys.argv[1])
-            s.settimeout(30)
-            first = True
-            while True:
-                chunk = s.recv(4096)
-                if not chunk:
-                    print("eof", flush=True)
-                    break
-                if first:
-                    print("reading", flush=True)
-                    first = False
-            """
-        let reader = try ChildProcess("/usr/bin/python3", ["-c", script, daemon.directory.file("nmea.sock")])
+        let reader = try ChildProcess(
+            "/usr/bin/python3", ["-c", Self.readUntilEOF, daemon.directory.file("nmea.sock")])
         defer { reader.terminate() }
         try #require(reader.waitForStdout(containing: "reading", timeout: 20), "no sentence: \(reader.errors())")
         // The same file without the rule that authorized root.

@@ -118,16 +118,20 @@ public final class NMEAServer: Service, CustomStringConvertible {
     /// Serves one consumer until it leaves, is refused, or the daemon stops.
     func serve(_ accepted: Accepted) async {
         let channel = accepted.channel
-        let identity = await identityResolver.identify(accepted.credentials, pin: accepted.pin)
         var logger = self.logger
-        logger[metadataKey: "nmea"] = "uid=\(identity.uid) pid=\(identity.pid)"
+        // The bound first: a flood of connections past it costs no identity lookup.
         guard serving.add(1, ordering: .relaxed).newValue <= settings.maxClients else {
             serving.subtract(1, ordering: .relaxed)
-            logger.notice("refused an NMEA consumer: nmea.max_clients reached")
+            accepted.pin.release()
+            logger.notice(
+                "refused an NMEA consumer: nmea.max_clients reached",
+                metadata: ["uid": "\(accepted.credentials.uid)", "pid": "\(accepted.credentials.pid)"])
             try? await channel.close()
             return
         }
         defer { serving.subtract(1, ordering: .relaxed) }
+        let identity = await identityResolver.identify(accepted.credentials, pin: accepted.pin)
+        logger[metadataKey: "nmea"] = "uid=\(identity.uid) pid=\(identity.pid)"
         let registry = dispatcher.registry
         guard case .success(let connection) = await registry.admit(uid: identity.uid) else {
             logger.notice("refused an NMEA consumer: max_clients or its uid's share reached")

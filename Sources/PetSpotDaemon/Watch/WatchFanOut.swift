@@ -5,8 +5,9 @@ import ServiceLifecycle
 import NIOConcurrencyHelpers
 import PetSpotFixHub
 
-/// Fans a source's fixes out to every watcher: one job per event loop per fix, which serializes the fix once per presentation and writes
-/// each of its watchers' lines straight to their connections.
+/// Fans a source's fixes out to every watcher: one job per event loop per
+/// fix, which serializes the fix once per presentation and writes each of
+/// its watchers' lines straight to their connections.
 ///
 /// The obvious design, a task per watcher awaiting its own stream, costs a
 /// task wake-up, a cross-thread hop and an async write per watcher per fix
