@@ -48,8 +48,13 @@ public struct JSONObjectWriter {
 
     /// Adds `key` with a finished object.
     public mutating func add(_ key: String, object: JSONObjectWriter) {
+        add(key, serialized: object.bytes)
+    }
+
+    /// Adds `key` with a value already serialized as JSON (compact, UTF-8).
+    public mutating func add(_ key: String, serialized value: [UInt8]) {
         self.key(key)
-        bytes.append(contentsOf: object.bytes)
+        bytes.append(contentsOf: value)
     }
 
     /// Closes the object.

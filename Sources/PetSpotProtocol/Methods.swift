@@ -27,6 +27,15 @@ public enum RPCMethod: String, Sendable, CaseIterable {
 
 /// Parameter parsing: every method's params, checked with errors that name
 /// the parameter (-32602).
+/// The accepted ranges of `location.get`'s parameters, one place for
+/// ``RPCParams/locationGet(_:)`` and ``LocationGetLine``.
+enum LocationGetBounds {
+    static let maxAge: ClosedRange<Double> = 0...86_400
+    static let timeout: ClosedRange<Double> = 0...LocationRequest.maximumTimeout.seconds
+    static let minMode: ClosedRange<Int> = 2...3
+    static let desiredAccuracy: ClosedRange<Double> = 0...40_000_000
+}
+
 public enum RPCParams {
     /// Reads `params` as named parameters, rejecting unknown ones.
     static func fields(_ params: JSONValue?, allowed: Set<String>) throws(RPCError) -> JSONFields {
@@ -55,10 +64,10 @@ public enum RPCParams {
     public static func locationGet(_ params: JSONValue?) throws(RPCError) -> LocationRequest {
         let fields = try fields(params, allowed: ["maxAge", "timeout", "minMode", "desiredAccuracy"])
         return try wrap { () throws(JSONFieldError) -> LocationRequest in
-            let maxAge = try fields.number("maxAge", in: 0...86_400)
-            let timeout = try fields.number("timeout", in: 0...LocationRequest.maximumTimeout.seconds)
-            let minMode = try fields.integer("minMode", in: 2...3).flatMap(FixMode.init(rawValue:))
-            let desired = try fields.number("desiredAccuracy", in: 0...40_000_000)
+            let maxAge = try fields.number("maxAge", in: LocationGetBounds.maxAge)
+            let timeout = try fields.number("timeout", in: LocationGetBounds.timeout)
+            let minMode = try fields.integer("minMode", in: LocationGetBounds.minMode).flatMap(FixMode.init(rawValue:))
+            let desired = try fields.number("desiredAccuracy", in: LocationGetBounds.desiredAccuracy)
             return LocationRequest(
                 maxAge: maxAge.map(Duration.fromSeconds) ?? LocationRequest.defaultMaxAge,
                 timeout: timeout.map(Duration.fromSeconds) ?? LocationRequest.defaultTimeout,

@@ -6,8 +6,8 @@ import PetSpotLocation
 ///
 /// Watchers' lines for one fix differ only in two numbers: the fix's `age`
 /// (measured when each line is written) and the subscription number. The
-/// rest is kept as three byte runs, and ``write(subscription:at:into:)``
-/// splices the two numbers in, so fanning a fix out to a thousand watchers
+/// rest is kept as byte runs (``SplicedFix``), and
+/// ``write(subscription:at:into:)`` splices the two numbers in, so fanning a fix out to a thousand watchers
 /// costs one JSON serialization, not a thousand. A pass that writes every
 /// watcher's line at once can fix the age for the whole pass
 /// (``stamped(at:)``): each line is then two copies and a number.
@@ -18,46 +18,31 @@ import PetSpotLocation
 /// present) sort before every other fix key, `fix` before `subscription`.
 public struct UpdateNotification: Sendable {
     /// The fix as it goes out (after any reduced-accuracy snapping).
-    public let fix: LocationFix
-    /// Up to and including `"age":`.
-    private let head: [UInt8]
-    /// From the comma after the age up to and including `"subscription":`.
-    private let middle: [UInt8]
-    /// `head`, the age and `middle` when the age is fixed (``stamped(at:)``).
+    public var fix: LocationFix { spliced.fix }
+    private let spliced: SplicedFix
+    /// `head`, the age and the subscription key when the age is fixed (``stamped(at:)``).
     private var stampedPrefix: [UInt8]?
+    private static let head: [UInt8] = Array(#"{"jsonrpc":"2.0","method":"location.update","params":{"fix":"#.utf8)
+    private static let subscriptionKey: [UInt8] = Array(#","subscription":"#.utf8)
     private static let tail: [UInt8] = Array("}}\n".utf8)
 
     /// Serializes `fix` (everything but its age).
     public init(fix: LocationFix) {
-        self.fix = fix
-        guard case .object(var members) = WireCoding.encode(fix) else { preconditionFailure("a fix is an object") }
-        members["accuracy"] = nil
-        members["age"] = nil
-        var head: [UInt8] = Array(#"{"jsonrpc":"2.0","method":"location.update","params":{"fix":{"accuracy":"#.utf8)
-        JSONValue.string(fix.accuracy.rawValue).write(utf8: &head)
-        head.append(contentsOf: #","age":"#.utf8)
-        // The remaining members, sorted, after the age: `{"altitude":…}` becomes `,"altitude":…}`.
-        var middle: [UInt8] = []
-        middle.reserveCapacity(256)
-        JSONValue.object(members).write(utf8: &middle)
-        middle[0] = UInt8(ascii: ",")
-        middle.append(contentsOf: #","subscription":"#.utf8)
-        self.head = head
-        self.middle = middle
+        spliced = SplicedFix(fix: fix)
     }
 
     /// An upper bound of one line's length, for sizing a buffer.
-    public var maximumLineLength: Int { head.count + middle.count + Self.tail.count + 48 }
+    public var maximumLineLength: Int {
+        Self.head.count + spliced.open.count + spliced.rest.count + Self.subscriptionKey.count + Self.tail.count + 48
+    }
 
     /// This notification with the age measured once, at `now`, for every
     /// line written from it (a fan-out pass writes all its lines within
     /// milliseconds; the age has millisecond precision).
     public func stamped(at now: ContinuousClock.Instant = .now) -> UpdateNotification {
-        var prefix = head
-        prefix.reserveCapacity(head.count + 24 + middle.count)
-        var age = Self.age(of: fix, at: now)
-        age.withUTF8 { prefix.append(contentsOf: $0) }
-        prefix.append(contentsOf: middle)
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(maximumLineLength)
+        writePrefix(at: now) { prefix.append(contentsOf: $0) }
         var copy = self
         copy.stampedPrefix = prefix
         return copy
@@ -71,8 +56,14 @@ public struct UpdateNotification: Sendable {
         return copy
     }
 
-    private static func age(of fix: LocationFix, at now: ContinuousClock.Instant) -> String {
-        JSONValue.format((fix.age(at: now) * 1000).rounded() / 1000)
+    /// Everything before the subscription number.
+    private func writePrefix(at now: ContinuousClock.Instant, into append: (UnsafeRawBufferPointer) -> Void) {
+        Self.head.withUnsafeBytes(append)
+        spliced.open.withUnsafeBytes(append)
+        var age = spliced.age(at: now)
+        age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        spliced.rest.withUnsafeBytes(append)
+        Self.subscriptionKey.withUnsafeBytes(append)
     }
 
     /// Appends the line (newline included) for `subscription`, with the
@@ -86,27 +77,9 @@ public struct UpdateNotification: Sendable {
         if let stampedPrefix {
             stampedPrefix.withUnsafeBytes(append)
         } else {
-            head.withUnsafeBytes(append)
-            var age = Self.age(of: fix, at: now)
-            age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
-            middle.withUnsafeBytes(append)
+            writePrefix(at: now, into: append)
         }
-        // The subscription number and the tail, without a String.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
-            var value = subscription.magnitude
-            var start = digits.count - Self.tail.count
-            for (offset, byte) in Self.tail.enumerated() { digits[start + offset] = byte }
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            } while value > 0
-            if subscription < 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "-")
-            }
-            append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(digits)[start...]))
-        }
+        SplicedFix.writeInteger(subscription, then: Self.tail, into: append)
     }
 
     /// The line for `subscription` as bytes.

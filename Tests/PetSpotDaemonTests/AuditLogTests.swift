@@ -150,4 +150,46 @@ import TestSupport
         log.record(AuditRecord(method: "location.get", client: Self.client))
         #expect(messages.entries.filter { "\($0.message)".contains("cannot write the audit log") }.count == 1)
     }
+
+    /// Lines appended together (one pass's answers) stay whole, in order and
+    /// complete when a rotation falls among them: the file before the
+    /// rotation ends on a whole line within the size, the rest goes on in
+    /// the new file.
+    @Test func groupedLinesRotateBetweenLinesAndLoseNone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("audit.jsonl")
+        let log = AuditLog(path: path, maxBytes: 4096, generations: 100, logger: Logger(label: "test"))
+        let client = AuditRecord.clientObject(Self.client)
+        var written: [String] = []
+        for group in 0..<40 {
+            var lines = AuditLines()
+            for index in 0..<(group % 7 + 1) {
+                let record = AuditRecord(
+                    method: "location.get", client: Self.client, status: .authorized, accuracy: .full,
+                    source: .gpsd, fixAge: Double(group * 10 + index))
+                let line = record.jsonLine(client: client)
+                #expect(line == record.jsonLine)
+                lines.append(line)
+                written.append(String(decoding: line.dropLast(), as: UTF8.self))
+            }
+            log.append(lines)
+        }
+        var files: [String] = []
+        var number = 1
+        while FileManager.default.fileExists(atPath: "\(path).\(number)") {
+            files.insert("\(path).\(number)", at: 0)
+            number += 1
+        }
+        files.append(path)
+        #expect(files.count > 3)
+        var read: [String] = []
+        for file in files {
+            let contents = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(contents.utf8.count <= 4096)
+            #expect(contents.hasSuffix("\n"))
+            read += contents.split(separator: "\n").map(String.init)
+        }
+        #expect(read == written)
+    }
 }

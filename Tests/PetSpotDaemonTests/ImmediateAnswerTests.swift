@@ -42,12 +42,16 @@ import TestSupport
             await dispatcher.handle(RPCCodec.decode(line: Array(line.utf8)), session: session) { _ in }.reply
         }
 
-        /// The immediate path's answer to `line`, parsed; `nil` when it declines.
+        /// The immediate path's answer to `line`, parsed, its audit record
+        /// written first as ``AnswerBatch`` writes it; `nil` when it declines.
         func atOnce(_ line: String) throws -> JSONValue? {
-            try dispatcher.answerAtOnce(Array(line.utf8), session: session).map {
-                #expect($0.last == UInt8(ascii: "\n"))
-                return try JSONValue.parse(bytes: $0.dropLast())
-            }
+            guard let answer = dispatcher.answerAtOnce(Array(line.utf8), session: session) else { return nil }
+            var records = AuditLines()
+            if let record = answer.auditLine { records.append(record) }
+            dispatcher.audit?.append(records)
+            let bytes = answer.line
+            #expect(bytes.last == UInt8(ascii: "\n"))
+            return try JSONValue.parse(bytes: bytes.dropLast())
         }
 
         var auditLines: [String] {

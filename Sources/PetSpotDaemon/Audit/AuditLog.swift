@@ -31,8 +31,12 @@ import PetSpotProtocol
 /// ``repeatWindow`` are only counted, and one summary record with
 /// `repeated: N` ("N more refusals") is written when the window is over.
 ///
-/// Durability: each record is appended with one `write(2)` before the answer
-/// it records leaves the daemon, so a daemon crash loses nothing. Records of
+/// Durability: every record is written (`write(2)`) before the answer it
+/// records leaves the daemon, so a daemon crash loses nothing. Records of
+/// the `location.get` answers one event loop produces in one pass are
+/// written together, with one `write(2)`, before any of those answers
+/// (``append(_:)``, ``AnswerBatch``); every other record is written on its
+/// own. Records of
 /// authorization changes (a decision made, a reset, a reload, an agent
 /// change) and of a station's move (``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`)
 /// before the answer; other records at least every ``syncEvery`` records, so
@@ -124,6 +128,20 @@ public final class AuditLog: Sendable {
         }
     }
 
+    /// Appends several records' lines (``AuditRecord/jsonLine``) with one
+    /// `write(2)` (more only when a rotation falls among them), from any
+    /// thread: the lines stay together and in order. For records that are
+    /// neither refusals (they are not rate-limited here) nor authorization
+    /// changes (they are not flushed to disk at once): the answers of
+    /// ``AnswerBatch``.
+    public func append(_ lines: AuditLines) {
+        guard !lines.isEmpty else { return }
+        file.withLockedValue { file in
+            if let end = file.nextWindowEnd, end <= ContinuousClock.now { summarise(&file, endedBy: .now) }
+            appendLines(lines.bytes, ends: lines.ends, syncNow: false, to: &file)
+        }
+    }
+
     /// Writes the summaries of counted refusals whose window ended by `now`
     /// (all of them when `now` is `nil`).
     public func flushRepeats() {
@@ -152,18 +170,36 @@ public final class AuditLog: Sendable {
 
     private func appendRecord(_ record: AuditRecord, to file: inout OpenFile) {
         let line = record.jsonLine
+        appendLines(line, ends: CollectionOfOne(line.count), syncNow: Self.isAuthorizationChange(record), to: &file)
+    }
+
+    /// Appends whole lines (each ends at one of `ends` in `bytes`), rotating
+    /// before the line that would take the file past ``maxBytes``.
+    private func appendLines(
+        _ bytes: [UInt8], ends: some Collection<Int>, syncNow: Bool, to file: inout OpenFile
+    ) {
         do {
             try openIfNeeded(&file)
-            if file.size > 0 && file.size + line.count > maxBytes { try rotate(&file) }
-            try append(line, to: &file)
-            file.unsynced += 1
-            if file.unsynced >= Self.syncEvery || Self.isAuthorizationChange(record) {
+            // Lines [start, previous) wait to be written to the current file.
+            var start = 0
+            var previous = 0
+            for end in ends {
+                if file.size + (previous - start) > 0 && file.size + (end - start) > maxBytes {
+                    try append(bytes[start..<previous], to: &file)
+                    try rotate(&file)
+                    start = previous
+                }
+                previous = end
+            }
+            try append(bytes[start..<previous], to: &file)
+            file.unsynced += ends.count
+            if file.unsynced >= Self.syncEvery || syncNow {
                 fdatasync(file.descriptor)
                 file.unsynced = 0
             }
             file.lastFailure = nil
         } catch {
-            failures.increment()
+            failures.increment(by: ends.count)
             let text = "\(error)"
             if text != file.lastFailure {
                 logger.error("cannot write the audit log", metadata: ["file": "\(path)", "error": "\(text)"])
@@ -237,17 +273,21 @@ public final class AuditLog: Sendable {
                 method: AuditEvent.auditRotated.rawValue, client: daemon,
                 reason: "evicted \(evicted.path) (\(evicted.bytes) bytes): the oldest of \(generations) generations"
             ).jsonLine
-            try append(line, to: &file)
+            try append(line[...], to: &file)
             fdatasync(file.descriptor)
         }
     }
 
-    private func append(_ line: [UInt8], to file: inout OpenFile) throws(AtomicFile.Failure) {
-        do throws(SystemCallError) {
-            try Descriptor.writeAll(file.descriptor, line)
-        } catch {
-            throw AtomicFile.Failure(step: "write", path: path, code: error.code)
+    private func append(_ line: ArraySlice<UInt8>, to file: inout OpenFile) throws(AtomicFile.Failure) {
+        guard !line.isEmpty else { return }
+        let descriptor = file.descriptor
+        let written = line.withUnsafeBytes { raw in
+            Result { () throws(SystemCallError) in try Descriptor.writeAll(descriptor, raw) }
         }
-        file.size += line.count
+        guard case .failure(let error) = written else {
+            file.size += line.count
+            return
+        }
+        throw AtomicFile.Failure(step: "write", path: path, code: error.code)
     }
 }

@@ -73,20 +73,17 @@ extension AuditRecord {
     /// ``AuditRecord``. Written with the daemon's byte serializer: every
     /// location answer is recorded, and Foundation's encoder cost more than
     /// the answer (docs/PERFORMANCE.md).
-    public var jsonLine: [UInt8] {
+    public var jsonLine: [UInt8] { jsonLine(client: Self.clientObject(client)) }
+
+    /// ``jsonLine`` with the `client` member already serialized
+    /// (``clientObject(_:)``): a connection's identity never changes, so
+    /// its session serializes it once for all its records
+    /// (``ClientSession/auditClient``).
+    public func jsonLine(client: [UInt8]) -> [UInt8] {
         // Members in ascending key order (JSONObjectWriter).
-        var client = JSONObjectWriter(capacity: 160)
-        client.add("executable", string: self.client.executable)
-        client.add("gid", number: Double(self.client.gid))
-        client.add("groups", self.client.groups.map { .array($0.map(JSONValue.string)) })
-        client.add("pid", number: Double(self.client.pid))
-        client.add("uid", number: Double(self.client.uid))
-        client.add("unit", string: self.client.unit)
-        client.add("user", string: self.client.user)
-        client.finish()
-        var line = JSONObjectWriter(capacity: 320)
+        var line = JSONObjectWriter(capacity: 200 + client.count)
         line.add("accuracy", string: accuracy?.rawValue)
-        line.add("client", object: client)
+        line.add("client", serialized: client)
         line.add("decidedBy", string: decidedBy)
         line.add("fixAge", number: fixAge.flatMap { $0.isFinite ? $0 : nil })
         line.add("method", string: method)
@@ -100,6 +97,20 @@ extension AuditRecord {
         var bytes = line.bytes
         bytes.append(UInt8(ascii: "\n"))
         return bytes
+    }
+
+    /// The `client` member's value for `client`, serialized.
+    public static func clientObject(_ client: ClientIdentity) -> [UInt8] {
+        var object = JSONObjectWriter(capacity: 160)
+        object.add("executable", string: client.executable)
+        object.add("gid", number: Double(client.gid))
+        object.add("groups", client.groups.map { .array($0.map(JSONValue.string)) })
+        object.add("pid", number: Double(client.pid))
+        object.add("uid", number: Double(client.uid))
+        object.add("unit", string: client.unit)
+        object.add("user", string: client.user)
+        object.finish()
+        return object.bytes
     }
 }
 

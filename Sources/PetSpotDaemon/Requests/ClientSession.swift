@@ -10,6 +10,9 @@ import Synchronization
 public actor ClientSession {
     public nonisolated let id: ConnectionID
     public nonisolated let identity: ClientIdentity
+    /// ``identity`` as its audit records' `client` member, serialized once
+    /// (``AuditRecord/jsonLine(client:)``).
+    public nonisolated let auditClient: [UInt8]
     /// Where ``WatchFanOut`` writes this connection's updates; `nil` when
     /// the transport has none (it then cannot watch).
     public nonisolated let updateOutlet: LoopBoundOutlet?
@@ -40,6 +43,7 @@ public actor ClientSession {
         self.id = id
         self.updateOutlet = updateOutlet
         self.identity = identity
+        self.auditClient = AuditRecord.clientObject(identity)
         self.maxSubscriptions = maxSubscriptions
         self.maxInFlight = maxInFlight
     }

@@ -102,20 +102,41 @@ public struct Dispatcher: Sendable {
     /// those ``handle(_:session:send:)`` gives; `nil` means "not at once",
     /// and the line must go to ``handle(_:session:send:)``.
     ///
+    /// The audit record is not written here: the caller writes
+    /// ``ImmediateAnswer/auditLine`` before the answer (``AnswerBatch``).
+    /// `previous`, the answer this connection was given last, is reused when
+    /// its fix answers again: a fix is serialized once, not per request.
+    ///
     /// This is the common request; answered here it costs no task, actor
     /// hop or async write (docs/PERFORMANCE.md).
-    public func answerAtOnce(_ line: some Collection<UInt8>, session: ClientSession) -> [UInt8]? {
+    public func answerAtOnce(
+        _ line: some Collection<UInt8>, session: ClientSession, reusing previous: GetAnswer? = nil
+    ) -> ImmediateAnswer? {
+        let now = ContinuousClock.now
         guard let grant = session.grant(valid: policy.grantGeneration),
             grant.state.status == .authorized, let presentation = grant.presentation,
-            case .single(.request(let request)) = RPCCodec.decode(line: line),
-            request.method == RPCMethod.locationGet.rawValue, let id = request.id,
-            let options = try? RPCParams.locationGet(request.params),
-            let fix = hub.cachedAnswer(presentation.serving(options))
+            let get = LocationGetLine.read(line) ?? Self.generalLocationGet(line),
+            let fix = hub.cachedAnswer(presentation.serving(get.request), at: now)
         else { return nil }
-        metrics.answered(request.method)
+        let id = get.id
+        metrics.answered(RPCMethod.locationGet.rawValue)
         let shown = presentation.apply(fix)
-        audit?.record(answered(shown, accuracy: grant.state.accuracy ?? .full, session: session))
-        return Array(RPCCodec.line(RPCCodec.response(id: id, result: WireCoding.encode(shown))).utf8)
+        let answer = previous.flatMap { $0.fix == shown ? $0 : nil } ?? GetAnswer(fix: shown)
+        let auditLine =
+            audit == nil
+            ? nil
+            : answered(shown, accuracy: grant.state.accuracy ?? .full, session: session, at: now)
+                .jsonLine(client: session.auditClient)
+        return ImmediateAnswer(answer: answer, id: id, answeredAt: now, auditLine: auditLine)
+    }
+
+    /// A `location.get` line outside ``LocationGetLine``'s subset, read the general way.
+    private static func generalLocationGet(_ line: some Collection<UInt8>) -> LocationGetLine? {
+        guard case .single(.request(let request)) = RPCCodec.decode(line: line),
+            request.method == RPCMethod.locationGet.rawValue, let id = request.id,
+            let options = try? RPCParams.locationGet(request.params)
+        else { return nil }
+        return LocationGetLine(id: id, request: options)
     }
 
     /// Handles one message of a line.
@@ -254,7 +275,10 @@ public struct Dispatcher: Sendable {
     }
 
     /// Logs a `location.get` answered with `fix` and returns its audit record.
-    private func answered(_ fix: LocationFix, accuracy: AccuracyAuthorization, session: ClientSession) -> AuditRecord {
+    private func answered(
+        _ fix: LocationFix, accuracy: AccuracyAuthorization, session: ClientSession,
+        at now: ContinuousClock.Instant = .now
+    ) -> AuditRecord {
         // Debug, not info: this runs for every answer (up to ~100k/s), and a
         // formatted stderr line per answer cost more than the answer itself.
         // The audit trail of who got a position is the audit log.
@@ -262,11 +286,11 @@ public struct Dispatcher: Sendable {
             "location answered",
             metadata: [
                 "client": "\(session.identity.uid)/\(session.identity.pid)", "source": "\(fix.source.rawValue)",
-                "age": "\(fix.age())",
+                "age": "\(fix.age(at: now))",
             ])
         return AuditRecord(
             method: RPCMethod.locationGet.rawValue, client: session.identity, status: .authorized, accuracy: accuracy,
-            source: fix.source, fixAge: fix.age())
+            source: fix.source, fixAge: fix.age(at: now))
     }
 
     private func daemonStatus() async -> JSONValue {

@@ -43,6 +43,8 @@ public final class SocketServer: Service {
     let onReady: @Sendable () -> Void
     /// Accepted connections not yet taken over by a serving task.
     let accepted = AcceptedConnections()
+    /// Where each event loop holds its `location.get` answers until their audit records are written.
+    let batches: AnswerBatches?
     let identityResolver: PeerIdentityResolver
 
     /// Creates a server.
@@ -65,6 +67,7 @@ public final class SocketServer: Service {
         self.identityResolver = identityResolver
         self.settings = settings
         self.dispatcher = dispatcher
+        self.batches = dispatcher.audit.map(AnswerBatches.init(audit:))
         self.logger = logger
         self.group = group
         self.listener = listener
@@ -80,8 +83,8 @@ public final class SocketServer: Service {
     /// writer, the line decoder (bounded), the immediate answers, wrapped
     /// for async use.
     static func accept(
-        _ channel: any Channel, dispatcher: Dispatcher, settings: ServerSettings, logger: Logger,
-        holding registry: AcceptedConnections
+        _ channel: any Channel, dispatcher: Dispatcher, batches: AnswerBatches?, settings: ServerSettings,
+        logger: Logger, holding registry: AcceptedConnections
     ) -> EventLoopFuture<Accepted> {
         PeerCredentials.read(from: channel).flatMap { credentials in
             ProcessPin.take(from: channel, pid: credentials.pid).map { (credentials, $0) }
@@ -94,7 +97,7 @@ public final class SocketServer: Service {
             ])
             try channel.pipeline.syncOperations.addHandler(
                 ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
-            let immediate = ImmediateAnswerHandler(dispatcher: dispatcher)
+            let immediate = ImmediateAnswerHandler(dispatcher: dispatcher, batches: batches)
             try channel.pipeline.syncOperations.addHandler(immediate)
             let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                 wrappingChannelSynchronously: channel,
@@ -115,8 +118,10 @@ public final class SocketServer: Service {
             server = try await ServerBootstrap(group: group)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(listener) { [accepted, dispatcher, settings, logger] channel in
-                    Self.accept(channel, dispatcher: dispatcher, settings: settings, logger: logger, holding: accepted)
+                .bind(listener) { [accepted, dispatcher, batches, settings, logger] channel in
+                    Self.accept(
+                        channel, dispatcher: dispatcher, batches: batches, settings: settings, logger: logger,
+                        holding: accepted)
                 }
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
             servingPath = boundPath
@@ -170,8 +175,10 @@ public final class SocketServer: Service {
                 .serverChannelOption(.backlog, value: 4096)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(unixDomainSocketPath: path) { [accepted, dispatcher, settings, logger] channel in
-                    Self.accept(channel, dispatcher: dispatcher, settings: settings, logger: logger, holding: accepted)
+                .bind(unixDomainSocketPath: path) { [accepted, dispatcher, batches, settings, logger] channel in
+                    Self.accept(
+                        channel, dispatcher: dispatcher, batches: batches, settings: settings, logger: logger,
+                        holding: accepted)
                 }
             umask(previousMask)
         } catch {
