@@ -34,7 +34,8 @@ public struct GetAnswer: Sendable {
     public func write(id: JSONValue, at now: ContinuousClock.Instant, into append: (UnsafeRawBufferPointer) -> Void) {
         Self.idKey.withUnsafeBytes(append)
         // An integer id as JSONValue.format writes it (whole numbers below 1e15), without a String.
-        if case .number(let number) = id, let integer = Int(exactly: number), integer.magnitude < 1_000_000_000_000_000 {
+        if case .number(let number) = id, let integer = Int(exactly: number), integer.magnitude < 1_000_000_000_000_000
+        {
             SplicedFix.writeInteger(integer, then: [], into: append)
         } else {
             var bytes: [UInt8] = []

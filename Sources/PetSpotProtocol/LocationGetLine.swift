@@ -164,14 +164,17 @@ public struct LocationGetLine: Equatable, Sendable {
             var desiredAccuracy: Double?
             let read = object { scanner, key in
                 if scanner.equals(key, "jsonrpc") {
-                    guard !sawVersion, let value = scanner.plainString(), scanner.equals(value, "2.0") else { return false }
+                    guard !sawVersion, let value = scanner.plainString(), scanner.equals(value, "2.0") else {
+                        return false
+                    }
                     sawVersion = true
                 } else if scanner.equals(key, "id") {
                     guard id == nil else { return false }
                     scanner.skipWhitespace()
                     if scanner.current == UInt8(ascii: "\"") {
                         guard let value = scanner.plainString() else { return false }
-                        id = .string(String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[value]), as: UTF8.self))
+                        id = .string(
+                            String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[value]), as: UTF8.self))
                     } else {
                         guard let value = scanner.number() else { return false }
                         id = .number(value)

@@ -59,9 +59,10 @@ struct AnswerBatchTests {
                 guard count > 0 else { break }
                 // Only whole lines: a line being appended is counted next time.
                 guard let last = chunk[..<count].lastIndex(of: 10) else { break }
-                records += chunk[...last].split(separator: 10).filter { line in
-                    String(decoding: line, as: UTF8.self).contains(#""method":"location.get""#)
-                }.count
+                records +=
+                    chunk[...last].split(separator: 10).filter { line in
+                        String(decoding: line, as: UTF8.self).contains(#""method":"location.get""#)
+                    }.count
                 offset += off_t(last + 1)
             }
             return records

@@ -34,6 +34,8 @@ public struct HotPathCases: Sendable {
         let policy = self.policy
         let identity = self.identity
         let fix = self.fix
+        let answer = GetAnswer(fix: fix)
+        let now = ContinuousClock.now
         return [
             (
                 "RPCCodec.decode (location.get line)",
@@ -50,6 +52,15 @@ public struct HotPathCases: Sendable {
             (
                 "fix → response line (WireCoding.encode + RPCCodec.line)",
                 { RPCCodec.line(RPCCodec.response(id: 42, result: WireCoding.encode(fix))).utf8.count }
+            ),
+            // What the daemon's immediate path does instead (issue 16).
+            (
+                "LocationGetLine.read (location.get line, decode + params)",
+                { LocationGetLine.read(Self.requestLine) != nil ? 1 : 0 }
+            ),
+            (
+                "GetAnswer.line (the fix serialized once, id and age spliced)",
+                { answer.line(id: 42, at: now).count }
             ),
         ]
     }

@@ -29,7 +29,8 @@ struct LoadResult: Sendable {
 
 /// A closed-loop load generator: one OS thread per connection, blocking
 /// sockets, one request outstanding per connection, each request's latency
-/// taken with `CLOCK_MONOTONIC`. Requests completed during the warm-up are
+/// taken with `CLOCK_MONOTONIC`; each thread waits for its answer as
+/// ``ClientWait`` says. Requests completed during the warm-up are
 /// not counted.
 struct LoadGenerator: Sendable {
     var endpoint: Endpoint
@@ -37,6 +38,8 @@ struct LoadGenerator: Sendable {
     var connections: Int
     var warmup: Double
     var duration: Double
+    /// How each thread waits for its answer.
+    var wait = ClientWait.poll
 
     private struct ThreadOutcome: Sendable {
         var latencies: [UInt32] = []
@@ -56,6 +59,7 @@ struct LoadGenerator: Sendable {
         for index in 0..<connections {
             let endpoint = self.endpoint
             let exchange = self.exchange
+            let wait = self.wait
             let thread = Thread {
                 var outcome = ThreadOutcome()
                 defer {
@@ -63,6 +67,7 @@ struct LoadGenerator: Sendable {
                     done.signal()
                 }
                 let session = Self.open(endpoint, exchange: exchange)
+                session?.wait = wait
                 ready.signal()
                 go.wait()
                 guard let session else {

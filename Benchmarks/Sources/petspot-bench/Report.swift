@@ -5,6 +5,8 @@ struct Report {
     struct Step {
         var target: String
         var connections: Int
+        /// How the load generator waited for answers.
+        var wait: ClientWait
         var result: LoadResult
         /// The server process's CPU time per answer (`utime + stime` over the step ÷ answers).
         var cpuPerAnswer: Double?
@@ -34,20 +36,21 @@ struct Report {
         var out = "## petspot-bench\n\n"
         out +=
             "`\(command)` — \(loadBefore) before, \(loadAfter) after; \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n\n"
-        out += "| target | conns | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this "
+        out += "| target | conns | client wait | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this "
         out += "| CPU µs/answer | daemon CPU ÷ this |\n"
-        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for (index, step) in load.enumerated() {
-            // The daemon step of the same round (the latest one at this connection count).
-            let daemon =
-                load[...index].last { $0.target == "petspot-locationd" && $0.connections == step.connections }
-                ?? load.first { $0.target == "petspot-locationd" && $0.connections == step.connections }
+            // The daemon step of the same round (the latest one at this connection count and client wait).
+            func isRoundDaemon(_ other: Step) -> Bool {
+                other.target == "petspot-locationd" && other.connections == step.connections && other.wait == step.wait
+            }
+            let daemon = load[...index].last(where: isRoundDaemon) ?? load.first(where: isRoundDaemon)
             var ratio = ""
             if let daemon, step.target != daemon.target, step.result.perSecond > 0 {
                 ratio = String(format: "%.2f×", daemon.result.perSecond / step.result.perSecond)
             }
             let latencies = step.result.latencies
-            out += "| \(step.target) | \(step.connections) | \(Int(step.result.perSecond.rounded())) | "
+            out += "| \(step.target) | \(step.connections) | \(step.wait.rawValue) | \(Int(step.result.perSecond.rounded())) | "
             out += "\(Self.micro(latencies.percentile(0.5))) | \(Self.micro(latencies.percentile(0.99))) | "
             var cpu = ""
             var cpuRatio = ""

@@ -37,6 +37,13 @@ extension PetSpotBench {
         var noGpsd = false
         @Flag(help: "Skip the floor server.")
         var noFloor = false
+        @Option(
+            help: ArgumentHelp(
+                "How load-generator threads wait for answers, comma-separated: poll (poll(2) then read, as event-loop clients do), read (a blocking read).",
+                discussion:
+                    "The first runs every target; each further one runs again the daemon and the same-information gpsd only."
+            ))
+        var clientWait: String = "poll,read"
         @Option(help: "Pin servers to these CPUs (taskset -c) and the load generator to --pin-client.")
         var pinServer: String?
         @Option(help: "CPUs for the load generator when --pin-server is given.")
@@ -44,6 +51,12 @@ extension PetSpotBench {
 
         func run() throws {
             let counts = connections.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let waits = try clientWait.split(separator: ",").map { name in
+                guard let wait = ClientWait(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw BenchError("--client-wait: \(name) is neither poll nor read")
+                }
+                return wait
+            }
             let fileLimit = Sockets.raiseFileLimit()
             let ownPath =
                 (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -137,30 +150,39 @@ extension PetSpotBench {
 
             // Closed-loop load.
             for count in counts {
-                var targets: [(String, Endpoint, Exchange, ManagedProcess?)] = []
-                if !noFloor { targets.append(("floor unix", .unix("\(directory)/floor.sock"), .locationGet, floor)) }
-                targets.append(("petspot-locationd", .unix(daemonHarness.socket), .locationGet, daemonHarness.process))
-                if !noFloor { targets.append(("floor tcp", .tcp(floorPort), .locationGet, floor)) }
-                if let gpsd { targets.append(("gpsd ?POLL; (busy capture)", .tcp(gpsd.port), .gpsdPoll, gpsd.gpsd)) }
-                if let sameGpsd {
-                    targets.append(("gpsd ?POLL; (same information)", .tcp(sameGpsd.port), .gpsdPoll, sameGpsd.gpsd))
-                }
-                for (name, endpoint, exchange, server) in targets {
-                    log("\(name) × \(count) connections, \(duration) s")
-                    // The server's CPU over the whole step, warm-up included, per answer at the measured rate.
-                    let cpuBefore = server?.cpuTicks
-                    let result = LoadGenerator(
-                        endpoint: endpoint, exchange: exchange, connections: count, warmup: warmup,
-                        duration: duration
-                    ).run()
-                    var cpuPerAnswer: Double?
-                    if let cpuBefore, let cpuAfter = server?.cpuTicks, result.perSecond > 0 {
-                        let cpu = Double(cpuAfter - cpuBefore) / ManagedProcess.ticksPerSecond
-                        cpuPerAnswer = cpu / (result.perSecond * duration)
+                for (round, wait) in waits.enumerated() {
+                    var targets: [(String, Endpoint, Exchange, ManagedProcess?)] = []
+                    let all = round == 0
+                    if all, !noFloor { targets.append(("floor unix", .unix("\(directory)/floor.sock"), .locationGet, floor)) }
+                    targets.append(
+                        ("petspot-locationd", .unix(daemonHarness.socket), .locationGet, daemonHarness.process))
+                    if all, !noFloor { targets.append(("floor tcp", .tcp(floorPort), .locationGet, floor)) }
+                    if all, let gpsd {
+                        targets.append(("gpsd ?POLL; (busy capture)", .tcp(gpsd.port), .gpsdPoll, gpsd.gpsd))
                     }
-                    report.load.append(
-                        Report.Step(target: name, connections: count, result: result, cpuPerAnswer: cpuPerAnswer))
-                    guard daemonHarness.process.isRunning else { throw BenchError("the daemon died under load") }
+                    if let sameGpsd {
+                        targets.append(
+                            ("gpsd ?POLL; (same information)", .tcp(sameGpsd.port), .gpsdPoll, sameGpsd.gpsd))
+                    }
+                    for (name, endpoint, exchange, server) in targets {
+                        log("\(name) × \(count) connections, client wait \(wait.rawValue), \(duration) s")
+                        // The server's CPU over the whole step, warm-up included, per answer at the measured rate.
+                        let cpuBefore = server?.cpuTicks
+                        let result = LoadGenerator(
+                            endpoint: endpoint, exchange: exchange, connections: count, warmup: warmup,
+                            duration: duration, wait: wait
+                        ).run()
+                        var cpuPerAnswer: Double?
+                        if let cpuBefore, let cpuAfter = server?.cpuTicks, result.perSecond > 0 {
+                            let cpu = Double(cpuAfter - cpuBefore) / ManagedProcess.ticksPerSecond
+                            cpuPerAnswer = cpu / (result.perSecond * duration)
+                        }
+                        report.load.append(
+                            Report.Step(
+                                target: name, connections: count, wait: wait, result: result,
+                                cpuPerAnswer: cpuPerAnswer))
+                        guard daemonHarness.process.isRunning else { throw BenchError("the daemon died under load") }
+                    }
                 }
             }
             report.loadedRSS = daemonHarness.process.residentKiB

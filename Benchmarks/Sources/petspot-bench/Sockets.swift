@@ -133,10 +133,28 @@ enum Sockets {
     }
 }
 
+/// How a load-generator thread waits for its answer.
+enum ClientWait: String, CaseIterable, Sendable {
+    /// `poll(2)` for `POLLIN`, then `read(2)`: how event-loop clients wait
+    /// (libgps's `gps_waiting`, GLib's main loop under GeoClue, SwiftNIO
+    /// under petspot-location's own client).
+    case poll
+    /// A blocking `read(2)`. On a Unix stream socket the server's read of
+    /// the request frees the client's send buffer, and the kernel wakes
+    /// every task asleep on the client's socket (`unix_write_space`): a
+    /// client blocked in `read` is woken for nothing, and that wake-up is
+    /// paid in the server's `read`. Over TCP (gpsd) no such wake-up happens.
+    case read
+}
+
 /// Reads newline-terminated lines from a blocking socket into one reusable
 /// buffer: no allocation per line. A line is valid until the next read.
 final class LineReader {
     let fd: Int32
+    /// How a read waits for bytes.
+    var wait = ClientWait.read
+    /// How long a poll waits, as long as a blocking read may (``Sockets/connect(_:receiveTimeout:)``).
+    static let pollTimeoutMilliseconds: Int32 = 5000
     private let buffer: UnsafeMutableRawBufferPointer
     private var start = 0
     private var end = 0
@@ -171,6 +189,12 @@ final class LineReader {
                 end -= start
                 scanned -= start
                 start = 0
+            }
+            if wait == .poll {
+                var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = Glibc.poll(&waiting, 1, Self.pollTimeoutMilliseconds)
+                if ready < 0, errno == EINTR { continue }
+                guard ready > 0 else { return nil }
             }
             let count = read(fd, base + end, buffer.count - end)
             if count < 0, errno == EINTR { continue }
