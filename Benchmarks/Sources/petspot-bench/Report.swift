@@ -50,7 +50,8 @@ struct Report {
                 ratio = String(format: "%.2f×", daemon.result.perSecond / step.result.perSecond)
             }
             let latencies = step.result.latencies
-            out += "| \(step.target) | \(step.connections) | \(step.wait.rawValue) | \(Int(step.result.perSecond.rounded())) | "
+            out += "| \(step.target) | \(step.connections) | \(step.wait.rawValue) | "
+            out += "\(Int(step.result.perSecond.rounded())) | "
             out += "\(Self.micro(latencies.percentile(0.5))) | \(Self.micro(latencies.percentile(0.99))) | "
             var cpu = ""
             var cpuRatio = ""

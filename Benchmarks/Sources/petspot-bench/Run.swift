@@ -153,7 +153,9 @@ extension PetSpotBench {
                 for (round, wait) in waits.enumerated() {
                     var targets: [(String, Endpoint, Exchange, ManagedProcess?)] = []
                     let all = round == 0
-                    if all, !noFloor { targets.append(("floor unix", .unix("\(directory)/floor.sock"), .locationGet, floor)) }
+                    if all, !noFloor {
+                        targets.append(("floor unix", .unix("\(directory)/floor.sock"), .locationGet, floor))
+                    }
                     targets.append(
                         ("petspot-locationd", .unix(daemonHarness.socket), .locationGet, daemonHarness.process))
                     if all, !noFloor { targets.append(("floor tcp", .tcp(floorPort), .locationGet, floor)) }
