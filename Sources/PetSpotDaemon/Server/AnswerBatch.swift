@@ -19,6 +19,12 @@ import NIOCore
 final class AnswerBatch {
     /// Past this many bytes of answers and records, the batch is released at once.
     static let maximumHeldBytes = 256 * 1024
+    /// Past this many bytes of one connection's answers, the batch is
+    /// released at once: NIO's default high water mark, so a client that
+    /// pipelines without reading meets the outbound bound (its channel
+    /// turning unwritable) as soon as without the batch, give or take one
+    /// such amount.
+    static let maximumHeldBytesPerConnection = 64 * 1024
 
     private let eventLoop: any EventLoop
     private let audit: AuditLog
@@ -26,6 +32,8 @@ final class AnswerBatch {
     private var held: [(context: ChannelHandlerContext, answer: ByteBuffer)] = []
     private var heldBytes = 0
     private var releaseQueued = false
+    /// Counts releases, so a connection can tell whether its answers were released.
+    private(set) var releases: UInt64 = 0
 
     init(eventLoop: any EventLoop, audit: AuditLog) {
         self.eventLoop = eventLoop
@@ -56,6 +64,7 @@ final class AnswerBatch {
     /// each connection once.
     func release() {
         guard !held.isEmpty else { return }
+        releases &+= 1
         audit.append(records)
         records.removeAll()
         let answers = held

@@ -27,6 +27,9 @@ final class ImmediateAnswerHandler: ChannelInboundHandler {
     private var lastAnswer: GetAnswer?
     /// Answers written since the last flush (no audit log): flushed once per read burst.
     private var unflushed = false
+    /// Bytes of this connection's answers in the batch since its release number `heldSince`.
+    private var heldBytes = 0
+    private var heldSince: UInt64 = 0
 
     init(dispatcher: Dispatcher, batches: AnswerBatches?) {
         self.dispatcher = dispatcher
@@ -58,7 +61,15 @@ final class ImmediateAnswerHandler: ChannelInboundHandler {
         var buffer = context.channel.allocator.buffer(capacity: answer.typicalLineLength)
         answer.write { buffer.writeBytes($0) }
         if let batch, let record = answer.auditLine {
+            if batch.releases != heldSince {
+                heldSince = batch.releases
+                heldBytes = 0
+            }
+            heldBytes += buffer.readableBytes
             batch.hold(buffer, record: record, for: context)
+            // The channel's writability does not count held answers: past the
+            // bound they go to the channel now, and it says so again.
+            if heldBytes >= AnswerBatch.maximumHeldBytesPerConnection { batch.release() }
         } else {
             context.write(wrapOutboundOut(buffer), promise: nil)
             unflushed = true
