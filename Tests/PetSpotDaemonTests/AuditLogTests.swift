@@ -6,6 +6,7 @@ import Musl
 import Foundation
 import InMemoryLogging
 import Logging
+import NIOCore
 @testable import PetSpotDaemon
 import PetSpotLocation
 import Testing
@@ -191,5 +192,32 @@ import TestSupport
             read += contents.split(separator: "\n").map(String.init)
         }
         #expect(read == written)
+    }
+
+    /// Location records are flushed to disk every `syncEvery` records by the
+    /// log's sync thread, on a duplicate descriptor it closes: the writer
+    /// never waits for the disk, and no descriptor is left behind.
+    @Test func locationRecordsAreSyncedInTheBackgroundWithoutLeakingDescriptors() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("audit.jsonl")
+        let log = AuditLog(path: path, maxBytes: 1 << 20, generations: 2, logger: Logger(label: "test"))
+        let client = AuditRecord.clientObject(Self.client)
+        let line = AuditRecord(method: "location.get", client: Self.client, status: .authorized, accuracy: .full)
+            .jsonLine(client: client)
+        var lines = AuditLines()
+        for _ in 0..<(AuditLog.syncEvery - 1) { lines.append(line) }
+        log.append(lines)
+        #expect(log.lastBackgroundSync == nil)  // not yet syncEvery records
+        var one = AuditLines()
+        one.append(line)
+        log.append(one)
+        let sync = try #require(log.lastBackgroundSync)
+        let closed = try await sync.get()
+        // The duplicate is closed (its number may since name another test's file, never the log).
+        let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(closed)")
+        #expect(target != path)
+        let written = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(written.count == AuditLog.syncEvery)
     }
 }

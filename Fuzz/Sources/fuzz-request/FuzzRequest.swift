@@ -13,6 +13,11 @@ import PetSpotStaticSource
 /// handled by the real ``Dispatcher`` over a static source with open access,
 /// and its answer encoded back to a line. A session without a socket cannot
 /// watch: `location.watch` is answered with its error, like any other.
+///
+/// Every line is also read by ``LocationGetLine`` (the daemon's quick reading
+/// of `location.get`): whatever it accepts, the general reading must read
+/// as the same `location.get` with the same id and request, or the target
+/// stops (a finding).
 let hub = StaticFixProducer(
     position: try! StaticPosition(latitude: 52.52, longitude: 13.405, horizontalAccuracy: 25, altitude: 34)
 ).makeHub()
@@ -43,6 +48,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             id: ConnectionID(1), identity: ClientIdentity(uid: 1000, gid: 1000, pid: 4242, user: "fuzz"))
         for line in lines.lines {
             let inbound = RPCCodec.decode(line: line)
+            if let quick = LocationGetLine.read(line) {
+                guard case .single(.request(let request)) = inbound, request.method == "location.get",
+                    request.id == quick.id, (try? RPCParams.locationGet(request.params)) == quick.request
+                else { fatalError("LocationGetLine accepted what the general reading does not: \(line)") }
+            }
             let outcome = await dispatcher.handle(inbound, session: session) { message in
                 _ = RPCCodec.line(message)
             }

@@ -11,6 +11,8 @@ import Foundation
 import Logging
 import Metrics
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import PetSpotPOSIX
 import PetSpotLocation
 import PetSpotProtocol
@@ -36,11 +38,14 @@ import PetSpotProtocol
 /// the `location.get` answers one event loop produces in one pass are
 /// written together, with one `write(2)`, before any of those answers
 /// (``append(_:)``, ``AnswerBatch``); every other record is written on its
-/// own. Records of
-/// authorization changes (a decision made, a reset, a reload, an agent
-/// change) and of a station's move (``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`)
-/// before the answer; other records at least every ``syncEvery`` records, so
-/// a power loss can lose at most that many other records.
+/// own. Records of authorization changes (a decision made, a reset, a
+/// reload, an agent change) and of a station's move
+/// (``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`) before the answer. Other records are
+/// flushed every ``syncEvery`` records by the log's own sync thread
+/// (``AuditSyncer``), never by the event loop writing them: a sync takes
+/// milliseconds on a real disk, and every answer of both loops would wait
+/// for it. A power loss can lose at most ``syncEvery`` other records, plus
+/// those written while one sync runs.
 ///
 /// A failing write is logged (once per kind of failure), counted
 /// (`petspot_audit_write_failures_total`: records that could not be
@@ -69,6 +74,9 @@ public final class AuditLog: Sendable {
         var size = 0
         var lastFailure: String?
         var unsynced = 0
+        /// A background sync of this file is running (``AuditSyncer``).
+        var syncing = false
+        var lastSync: EventLoopFuture<Int32>?
         var repeats: [RepeatKey: Repeat] = [:]
         /// The earliest end of a window in ``repeats``.
         var nextWindowEnd: ContinuousClock.Instant?
@@ -193,9 +201,11 @@ public final class AuditLog: Sendable {
             }
             try append(bytes[start..<previous], to: &file)
             file.unsynced += ends.count
-            if file.unsynced >= Self.syncEvery || syncNow {
+            if syncNow {
                 fdatasync(file.descriptor)
                 file.unsynced = 0
+            } else if file.unsynced >= Self.syncEvery {
+                syncInBackground(&file)
             }
             file.lastFailure = nil
         } catch {
@@ -251,8 +261,34 @@ public final class AuditLog: Sendable {
         file.descriptor = opened
     }
 
+    /// Hands the file's unsynced records to ``AuditSyncer`` (a duplicate of
+    /// the descriptor, so a rotation may close the file meanwhile). While a
+    /// sync runs, the count goes on and the next record after it asks again.
+    private func syncInBackground(_ file: inout OpenFile) {
+        guard !file.syncing else { return }
+        let duplicate = dup(file.descriptor)
+        guard duplicate >= 0 else {
+            fdatasync(file.descriptor)
+            file.unsynced = 0
+            return
+        }
+        file.syncing = true
+        file.unsynced = 0
+        file.lastSync = AuditSyncer.sync(duplicate).always { [self] _ in
+            self.file.withLockedValue { $0.syncing = false }
+        }
+    }
+
+    /// The last background sync asked for, with the duplicate descriptor it closes (tests wait on it).
+    var lastBackgroundSync: EventLoopFuture<Int32>? { file.withLockedValue { $0.lastSync } }
+
     private func rotate(_ file: inout OpenFile) throws(AtomicFile.Failure) {
-        fdatasync(file.descriptor)
+        // The rotated file's last records reach the disk in the background, as
+        // any others; here, when the sync thread is still busy with an earlier
+        // sync (the file is about to be closed: there is no later chance).
+        if file.unsynced > 0 {
+            if file.syncing { fdatasync(file.descriptor) } else { syncInBackground(&file) }
+        }
         close(file.descriptor)
         file.descriptor = -1
         file.unsynced = 0
@@ -289,5 +325,24 @@ public final class AuditLog: Sendable {
             return
         }
         throw AtomicFile.Failure(step: "write", path: path, code: error.code)
+    }
+}
+
+/// The one thread that flushes audit files to disk (`fdatasync`) for every
+/// ``AuditLog``, so that no event loop waits for a disk.
+enum AuditSyncer {
+    private static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        return pool
+    }()
+
+    /// Flushes `descriptor` (a duplicate made for this sync), then closes it.
+    static func sync(_ descriptor: Int32) -> EventLoopFuture<Int32> {
+        pool.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
+            fdatasync(descriptor)
+            close(descriptor)
+            return descriptor
+        }
     }
 }
