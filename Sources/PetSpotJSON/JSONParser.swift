@@ -231,55 +231,78 @@ struct JSONParser {
 
     private mutating func parseNumber() throws(Failure) -> Double {
         let start = index
+        switch JSONNumber.read(bytes, at: &index) {
+        case .success(let value): return value
+        case .failure(.invalid): throw failure("invalid number")
+        case .failure(.leadingZero): throw failure("leading zero in a number")
+        case .failure(.outOfRange): throw Failure(offset: start, reason: "number out of range")
+        }
+    }
+}
+
+/// The JSON number grammar and its conversion to `Double`, in one place for
+/// ``JSONValue/parse(bytes:)`` and for readers that scan a known line
+/// without building a ``JSONValue`` (the daemon's `LocationGetLine`): both
+/// read the same text as the same number.
+public enum JSONNumber {
+    /// Why a number was rejected.
+    public enum Failure: Error, Sendable {
+        /// Not a number by RFC 8259's grammar.
+        case invalid
+        /// `0` followed by a digit.
+        case leadingZero
+        /// Too large for a finite `Double`.
+        case outOfRange
+    }
+
+    /// Reads the number that starts at `index` in `bytes` and moves `index`
+    /// past it (on failure, to where the grammar broke).
+    public static func read(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> Result<Double, Failure> {
+        func current() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+        func isDigit(_ byte: UInt8?) -> Bool {
+            guard let byte else { return false }
+            return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        }
+        let start = index
         var negative = false
-        if current == UInt8(ascii: "-") {
+        if current() == UInt8(ascii: "-") {
             negative = true
             index += 1
         }
-        guard let first = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
-            throw failure("invalid number")
-        }
+        guard isDigit(current()) else { return .failure(.invalid) }
         var integer: UInt64 = 0
         var digits = 0
-        if first == UInt8(ascii: "0") {
+        if current() == UInt8(ascii: "0") {
             index += 1
-            if let next = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) {
-                throw failure("leading zero in a number")
-            }
+            if isDigit(current()) { return .failure(.leadingZero) }
         } else {
-            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+            while let byte = current(), isDigit(byte) {
                 if digits < 18 { integer = integer * 10 + UInt64(byte - UInt8(ascii: "0")) }
                 digits += 1
                 index += 1
             }
         }
         var simple = digits <= 15
-        if current == UInt8(ascii: ".") {
+        if current() == UInt8(ascii: ".") {
             simple = false
             index += 1
-            guard let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                throw failure("invalid number")
-            }
-            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+            guard isDigit(current()) else { return .failure(.invalid) }
+            while isDigit(current()) { index += 1 }
         }
-        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+        if current() == UInt8(ascii: "e") || current() == UInt8(ascii: "E") {
             simple = false
             index += 1
-            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-            guard let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                throw failure("invalid number")
-            }
-            while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+            if current() == UInt8(ascii: "+") || current() == UInt8(ascii: "-") { index += 1 }
+            guard isDigit(current()) else { return .failure(.invalid) }
+            while isDigit(current()) { index += 1 }
         }
         if simple {
             // At most 15 digits: exact in a Double.
             let value = Double(integer)
-            return negative ? -value : value
+            return .success(negative ? -value : value)
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            throw Failure(offset: start, reason: "number out of range")
-        }
-        return value
+        guard let value = Double(text), value.isFinite else { return .failure(.outOfRange) }
+        return .success(value)
     }
 }

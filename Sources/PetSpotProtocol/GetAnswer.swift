@@ -43,10 +43,7 @@ public struct GetAnswer: Sendable {
             bytes.withUnsafeBytes(append)
         }
         Self.resultKey.withUnsafeBytes(append)
-        spliced.open.withUnsafeBytes(append)
-        var age = spliced.age(at: now)
-        age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
-        spliced.rest.withUnsafeBytes(append)
+        spliced.write(at: now, into: append)
         Self.tail.withUnsafeBytes(append)
     }
 

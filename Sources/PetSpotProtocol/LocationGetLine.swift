@@ -85,52 +85,12 @@ public struct LocationGetLine: Equatable, Sendable {
             return UnsafeRawBufferPointer(rebasing: bytes[range]).elementsEqual(expected)
         }
 
-        /// A JSON number, converted as JSONParser converts it.
+        /// A JSON number, read as the general parser reads it (``JSONNumber``).
         private mutating func number() -> Double? {
             skipWhitespace()
-            let start = index
-            var negative = false
-            if current == UInt8(ascii: "-") {
-                negative = true
-                index += 1
-            }
-            guard let first = current, isDigit(first) else { return nil }
-            var integer: UInt64 = 0
-            var digits = 0
-            if first == UInt8(ascii: "0") {
-                index += 1
-                if let next = current, isDigit(next) { return nil }
-            } else {
-                while let byte = current, isDigit(byte) {
-                    if digits < 18 { integer = integer * 10 + UInt64(byte - UInt8(ascii: "0")) }
-                    digits += 1
-                    index += 1
-                }
-            }
-            var simple = digits <= 15
-            if current == UInt8(ascii: ".") {
-                simple = false
-                index += 1
-                guard let byte = current, isDigit(byte) else { return nil }
-                while let byte = current, isDigit(byte) { index += 1 }
-            }
-            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
-                simple = false
-                index += 1
-                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-                guard let byte = current, isDigit(byte) else { return nil }
-                while let byte = current, isDigit(byte) { index += 1 }
-            }
-            if simple {
-                let value = Double(integer)
-                return negative ? -value : value
-            }
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-            guard let value = Double(text), value.isFinite else { return nil }
-            return value
+            return try? JSONNumber.read(bytes, at: &index).get()
         }
 
-        private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
         /// `{ member, … }` calling `member` with each key's range; `false` when malformed or refused.
         private mutating func object(_ member: (inout Scanner, Range<Int>) -> Bool) -> Bool {

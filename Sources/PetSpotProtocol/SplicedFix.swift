@@ -40,6 +40,14 @@ struct SplicedFix: Sendable {
         JSONValue.format((fix.age(at: now) * 1000).rounded() / 1000)
     }
 
+    /// Appends the whole object, with the age at `now`, through `append`.
+    func write(at now: ContinuousClock.Instant, into append: (UnsafeRawBufferPointer) -> Void) {
+        open.withUnsafeBytes(append)
+        var age = age(at: now)
+        age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        rest.withUnsafeBytes(append)
+    }
+
     /// Appends `value`'s decimal digits through `append`, without a String.
     static func writeInteger(_ value: Int, then tail: [UInt8], into append: (UnsafeRawBufferPointer) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24 + tail.count) { digits in

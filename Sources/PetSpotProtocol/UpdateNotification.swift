@@ -59,10 +59,7 @@ public struct UpdateNotification: Sendable {
     /// Everything before the subscription number.
     private func writePrefix(at now: ContinuousClock.Instant, into append: (UnsafeRawBufferPointer) -> Void) {
         Self.head.withUnsafeBytes(append)
-        spliced.open.withUnsafeBytes(append)
-        var age = spliced.age(at: now)
-        age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
-        spliced.rest.withUnsafeBytes(append)
+        spliced.write(at: now, into: append)
         Self.subscriptionKey.withUnsafeBytes(append)
     }
 
