@@ -91,7 +91,6 @@ public struct LocationGetLine: Equatable, Sendable {
             return try? JSONNumber.read(bytes, at: &index).get()
         }
 
-
         /// `{ member, … }` calling `member` with each key's range; `false` when malformed or refused.
         private mutating func object(_ member: (inout Scanner, Range<Int>) -> Bool) -> Bool {
             guard expect(UInt8(ascii: "{")) else { return false }
