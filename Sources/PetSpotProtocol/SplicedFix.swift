@@ -36,8 +36,8 @@ struct SplicedFix: Sendable {
     }
 
     /// The age member's value at `now`, as ``WireCoding/encode(_:at:)`` writes it.
-    func age(at now: ContinuousClock.Instant) -> String {
-        JSONValue.format((fix.age(at: now) * 1000).rounded() / 1000)
+    private func age(at now: ContinuousClock.Instant) -> String {
+        JSONValue.format(WireCoding.wireAge(of: fix, at: now))
     }
 
     /// Appends the whole object, with the age at `now`, through `append`.

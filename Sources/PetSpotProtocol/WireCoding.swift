@@ -4,6 +4,11 @@ import PetSpotLocation
 /// The wire shapes of fixes, authorization states and status (SPEC §2, §5):
 /// camelCase names, unknown values omitted (never null or NaN).
 public enum WireCoding {
+    /// A fix's `age` as the wire shows it: seconds, to the millisecond.
+    static func wireAge(of fix: LocationFix, at now: ContinuousClock.Instant) -> Double {
+        (fix.age(at: now) * 1000).rounded() / 1000
+    }
+
     /// A fix as sent at `now` (its `age` is measured then).
     public static func encode(_ fix: LocationFix, at now: ContinuousClock.Instant = .now) -> JSONValue {
         var members: [String: JSONValue] = [
@@ -11,7 +16,7 @@ public enum WireCoding {
             "longitude": .number(fix.coordinate.longitude),
             "mode": .number(Double(fix.mode.rawValue)),
             "source": .string(fix.source.rawValue),
-            "age": .number((fix.age(at: now) * 1000).rounded() / 1000),
+            "age": .number(wireAge(of: fix, at: now)),
             "accuracy": .string(fix.accuracy.rawValue),
         ]
         func put(_ key: String, _ value: Double?) {

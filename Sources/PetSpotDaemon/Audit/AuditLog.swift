@@ -12,7 +12,6 @@ import Logging
 import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 import PetSpotPOSIX
 import PetSpotLocation
 import PetSpotProtocol
@@ -40,11 +39,11 @@ import PetSpotProtocol
 /// (``append(_:)``, ``AnswerBatch``); every other record is written on its
 /// own. Records of authorization changes (a decision made, a reset, a
 /// reload, an agent change) and of a station's move
-/// (``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`) before the answer. Other records are
-/// flushed every ``syncEvery`` records by the log's own sync thread
-/// (``AuditSyncer``), never by the event loop writing them: a sync takes
-/// milliseconds on a real disk, and every answer of both loops would wait
-/// for it. A power loss can lose at most ``syncEvery`` other records, plus
+/// (``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`)
+/// before the answer. Other records are flushed every ``syncEvery``
+/// records on the daemon's ``DiskThread``, never by the event loop writing
+/// them: a sync takes milliseconds on a real disk, and every answer of both
+/// loops would wait for it. A power loss can lose at most ``syncEvery`` other records, plus
 /// those written while one sync runs.
 ///
 /// A failing write is logged (once per kind of failure), counted
@@ -74,7 +73,7 @@ public final class AuditLog: Sendable {
         var size = 0
         var lastFailure: String?
         var unsynced = 0
-        /// A background sync of this file is running (``AuditSyncer``).
+        /// A background sync of this file is running (``DiskThread``).
         var syncing = false
         var lastSync: EventLoopFuture<Int32>?
         var repeats: [RepeatKey: Repeat] = [:]
@@ -261,7 +260,7 @@ public final class AuditLog: Sendable {
         file.descriptor = opened
     }
 
-    /// Hands the file's unsynced records to ``AuditSyncer`` (a duplicate of
+    /// Hands the file's unsynced records to the ``DiskThread`` (a duplicate of
     /// the descriptor, so a rotation may close the file meanwhile). While a
     /// sync runs, the count goes on and the next record after it asks again.
     private func syncInBackground(_ file: inout OpenFile) {
@@ -274,7 +273,11 @@ public final class AuditLog: Sendable {
         }
         file.syncing = true
         file.unsynced = 0
-        file.lastSync = AuditSyncer.sync(duplicate).always { [self] _ in
+        file.lastSync = DiskThread.run {
+            fdatasync(duplicate)
+            close(duplicate)
+            return duplicate
+        }.always { [self] _ in
             self.file.withLockedValue { $0.syncing = false }
         }
     }
@@ -284,7 +287,7 @@ public final class AuditLog: Sendable {
 
     private func rotate(_ file: inout OpenFile) throws(AtomicFile.Failure) {
         // The rotated file's last records reach the disk in the background, as
-        // any others; here, when the sync thread is still busy with an earlier
+        // any others; here, when the disk thread is still busy with an earlier
         // sync (the file is about to be closed: there is no later chance).
         if file.unsynced > 0 {
             if file.syncing { fdatasync(file.descriptor) } else { syncInBackground(&file) }
@@ -325,24 +328,5 @@ public final class AuditLog: Sendable {
             return
         }
         throw AtomicFile.Failure(step: "write", path: path, code: error.code)
-    }
-}
-
-/// The one thread that flushes audit files to disk (`fdatasync`) for every
-/// ``AuditLog``, so that no event loop waits for a disk.
-enum AuditSyncer {
-    private static let pool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        return pool
-    }()
-
-    /// Flushes `descriptor` (a duplicate made for this sync), then closes it.
-    static func sync(_ descriptor: Int32) -> EventLoopFuture<Int32> {
-        pool.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
-            fdatasync(descriptor)
-            close(descriptor)
-            return descriptor
-        }
     }
 }

@@ -133,12 +133,12 @@ struct DecisionStore {
             try AtomicFile.write(bytes, to: path)
         }
 
-        /// Queues the write on the decision writer's thread (a write ends in
-        /// fsyncs, which must not block an event loop or the pool), after
-        /// every write queued before it: queued synchronously in the order of
-        /// the changes, contents land in that order. The future completes
-        /// once the file is written.
-        func queueWrite() -> EventLoopFuture<Void> { DecisionWriter.submit(self) }
+        /// Queues the write on the ``DiskThread`` (a write ends in fsyncs,
+        /// which must not block an event loop or the pool), after every write
+        /// queued before it: queued synchronously in the order of the
+        /// changes, contents land in that order. The future completes once
+        /// the file is written.
+        func queueWrite() -> EventLoopFuture<Void> { DiskThread.run { try self.write() } }
     }
 
     /// Why a file could not be used.
@@ -207,19 +207,5 @@ struct DecisionStore {
         JSONValue.object(["version": 1, "decisions": .object(entries)]).write(utf8: &bytes)
         bytes.append(10)
         return bytes
-    }
-}
-
-/// The one thread that writes decision files, first submitted first written.
-enum DecisionWriter {
-    private static let pool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        return pool
-    }()
-
-    /// Queues `contents`; the future completes once written.
-    static func submit(_ contents: DecisionStore.Contents) -> EventLoopFuture<Void> {
-        pool.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) { try contents.write() }
     }
 }
