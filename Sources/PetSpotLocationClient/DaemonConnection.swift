@@ -18,6 +18,11 @@ import Synchronization
 /// alone: its caller gets `daemonUnreachable("cancelled")` at once, a late
 /// answer is ignored (a late watch's subscription is unwatched), and the
 /// connection stays open for everything else on it.
+///
+/// Every request is bounded twice (``Limits``): getting it written, then
+/// getting its answer. The answer limit starts at the write, so a request
+/// whose connection was slow to open is still sent, and "no answer" always
+/// means the daemon was asked.
 actor DaemonConnection {
     /// A request sent, or being sent, and not answered yet.
     private struct Pending {
@@ -72,41 +77,79 @@ actor DaemonConnection {
 
     deinit { link?.reader.cancel() }
 
+    /// How long a request may take to reach the daemon, and how long its
+    /// answer may then take. The two are counted apart: the answer limit
+    /// starts once the request line is written, so a slow connect or a busy
+    /// machine never uses up a call's answer limit before it was asked (a
+    /// request is never dropped unwritten because its answer limit passed).
+    struct Limits: Sendable {
+        /// Connecting (when there is no connection) and writing the line.
+        var send: Duration
+        /// Waiting for the answer, from the moment the line was written.
+        var answer: Duration
+    }
+
     /// Calls `method` and waits for its answer (or the end of the
-    /// connection, or the task's cancellation: see the type's description).
-    func call(_ method: RPCMethod, params: JSONValue?) async -> Result<JSONValue, LocationError> {
-        await request(method, params: params, watch: nil)
+    /// connection, a limit, or the task's cancellation: see the type's description).
+    func call(_ method: RPCMethod, params: JSONValue?, within limits: Limits) async -> Result<JSONValue, LocationError>
+    {
+        await request(method, params: params, watch: nil, within: limits)
     }
 
     /// Starts a watch whose fixes go to `watch`'s stream, and waits for the
     /// daemon's answer: the subscription is in place when this returns
-    /// success; a refusal has already finished the stream. Cancelled, the
-    /// watch is forgotten as a call is (the stream is left to the caller).
-    func watch(_ options: WatchOptions, into watch: WatchStream) async -> Result<JSONValue, LocationError> {
-        await request(.locationWatch, params: RPCParams.encode(options), watch: watch)
+    /// success; a refusal has already finished the stream. Cancelled or past
+    /// its limit, the watch is forgotten as a call is (the stream is left to the caller).
+    func watch(
+        _ options: WatchOptions, into watch: WatchStream, within limits: Limits
+    ) async -> Result<JSONValue, LocationError> {
+        await request(.locationWatch, params: RPCParams.encode(options), watch: watch, within: limits)
     }
+
+    /// How many times ``close()`` has closed a connection: a watch that
+    /// resubscribes after its connection ended does not when this moved
+    /// (the client closed it on purpose).
+    private(set) var closes = 0
 
     /// Closes the connection now: what waits on it gets `daemonUnreachable`
     /// once its reader sees the end; the next request opens a new one at once.
     func close() {
+        closes += 1
         guard let link else { return }
         self.link = nil
         closedHere.insert(link.serial)
         link.channel.close(promise: nil)
     }
 
+    /// Sends, then waits; each phase has its own limit (``Limits``).
     private func request(
-        _ method: RPCMethod, params: JSONValue?, watch: WatchStream?
-    ) async -> Result<
-        JSONValue, LocationError
-    > {
-        let id: Int
-        do {
-            id = try await send(method, params: params, watch: watch)
-        } catch {
+        _ method: RPCMethod, params: JSONValue?, watch: WatchStream?, within limits: Limits
+    ) async -> Result<JSONValue, LocationError> {
+        nextID += 1
+        let id = nextID
+        let socketPath = self.socketPath
+        let sent = await withDeadline(.now + limits.send) {
+            .failure(.daemonUnreachable("could not send the request to \(socketPath) within \(limits.send)"))
+        } operation: {
+            await self.send(id, method, params: params, watch: watch)
+        }
+        if case .failure(let error) = sent {
+            // Written just as the limit passed, its entry may be there: a late answer is ignored.
+            forget(id)
             return .failure(error)
         }
-        return await withTaskCancellationHandler {
+        let answer = await withDeadline(.now + limits.answer) {
+            .failure(.daemonUnreachable("no answer from the daemon within \(limits.answer)"))
+        } operation: {
+            await self.answer(to: id)
+        }
+        if case .failure = answer { forget(id) }
+        return answer
+    }
+
+    /// Waits for the answer to request `id`, sent already.
+    private func answer(to id: Int) async -> Result<JSONValue, LocationError> {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { waiter in
                 // Runs on this actor before it suspends: nothing can come
                 // between the checks below and the registration.
@@ -125,37 +168,39 @@ actor DaemonConnection {
         }
     }
 
-    /// Sends a request, its entry registered first (the answer may come
-    /// before the write returns); returns its id.
+    /// Sends request `id`, its entry registered first (the answer may come
+    /// before the write returns).
     ///
     /// A connection that has ended under us (the daemon went away, or
     /// ``close()``, and its reader has not caught up yet) is never written
     /// to: it is seen inactive, or the writer refuses the line, and the
     /// request goes out once more on a new connection. A refused line never
-    /// left, so it cannot run twice.
+    /// left, so it cannot run twice. Cancelled (the caller's cancellation,
+    /// or the send limit), the line is not written.
     private func send(
-        _ method: RPCMethod, params: JSONValue?, watch: WatchStream?
-    ) async throws(LocationError)
-        -> Int
-    {
-        nextID += 1
-        let id = nextID
+        _ id: Int, _ method: RPCMethod, params: JSONValue?, watch: WatchStream?
+    ) async -> Result<Int, LocationError> {
         let line = RPCCodec.line(RPCCodec.request(id: .number(Double(id)), method: method.rawValue, params: params))
         for attempt in 1...2 {
-            let link = try await connected()
+            let link: Link
+            do throws(LocationError) {
+                link = try await connected()
+            } catch {
+                return .failure(error)
+            }
             pending[id] = Pending(link: link.serial, watch: watch)
             do {
                 try await link.outbound.write(ByteBuffer(string: line))
-                return id
+                return .success(id)
             } catch {
                 pending.removeValue(forKey: id)
                 early.removeValue(forKey: id)
-                if Task.isCancelled { throw Self.cancelled }
+                if Task.isCancelled { return .failure(Self.cancelled) }
                 drop(link)
                 if attempt == 2 { break }
             }
         }
-        throw .daemonUnreachable("the connection to \(socketPath) broke")
+        return .failure(.daemonUnreachable("the connection to \(socketPath) broke"))
     }
 
     /// The connection, opened if there is none (or it has ended). Requests
@@ -300,6 +345,7 @@ actor DaemonConnection {
     /// The caller of request `id` stopped waiting: it gets `cancelled`, a
     /// late answer is ignored (a watch's is unwatched). No-op once answered.
     private func forget(_ id: Int) {
+        early.removeValue(forKey: id)
         guard let entry = pending.removeValue(forKey: id) else { return }
         entry.waiter?.resume(returning: .failure(Self.cancelled))
         guard entry.watch != nil else { return }

@@ -10,11 +10,18 @@ import PetSpotProtocol
 /// daemon restarts): an "allow once" decision lasts as long as it does.
 ///
 /// No call waits without a bound, and one request's trouble stays its own:
-/// - Every call waits for its answer at most its limit (``answerLimit``;
-///   for `location`, the request's timeout plus ``responseMargin``; for
-///   `requestAuthorization`, 3700 s, past the longest prompt), and a watch
-///   waits at most ``answerLimit`` for the answer that starts it; past that
-///   it ends with `daemonUnreachable("no answer from the daemon within …")`.
+/// - Every request first gets written to the daemon, within ``sendLimit``
+///   (connecting, if there is no connection, and writing the line); past
+///   that it ends with `daemonUnreachable("could not send the request …")`
+///   and nothing was sent.
+/// - Then every call waits for its answer at most its limit, counted from
+///   the write (``answerLimit``; for `location`, the request's timeout plus
+///   ``responseMargin``; for `requestAuthorization`, 3700 s, past the
+///   longest prompt), and a watch waits at most ``answerLimit`` for the
+///   answer that starts it; past that it ends with
+///   `daemonUnreachable("no answer from the daemon within …")`: the daemon
+///   was asked. A busy machine that is slow to connect never uses up the
+///   answer limit before the request is written.
 /// - A call that times out fails alone: it is forgotten (a late answer is
 ///   ignored; a late watch's subscription is unwatched), and the connection
 ///   stays open, so the calls and watches in flight on it, and an "allow
@@ -29,6 +36,15 @@ import PetSpotProtocol
 ///   own for it; the message is always exactly "cancelled"). The request is
 ///   forgotten as a timed-out one is; the connection stays open. A watch
 ///   ends when its consumer stops iterating.
+/// - A watch survives a daemon restart (unless the client is made with
+///   `resubscribe: false`): once its connection ends, it resubscribes with
+///   the same options as soon as the socket answers again, retrying with a
+///   growing pause (``resubscribePause``, doubling up to
+///   ``resubscribePauseLimit``) for as long as its consumer iterates.
+///   ``watch(_:)`` shows the gap (``WatchEvent/interrupted(_:)``, then
+///   ``WatchEvent/resumed``); ``updates(_:)`` carries the fixes only. A
+///   watch whose first subscription fails, a refusal on resubscribing, and
+///   ``close()`` still end the stream with their error.
 public final class LocationClient: LocationService, Sendable {
     /// The default socket path.
     public static let defaultSocketPath = "/run/petspot/locationd.sock"
@@ -38,10 +54,20 @@ public final class LocationClient: LocationService, Sendable {
     /// How long the other calls (status, reset; not `authorization.request`,
     /// which may wait for a prompt) and the start of a watch wait for an answer.
     public static let answerLimit: Duration = .seconds(15)
+    /// How long a request may take to be written: connecting, when there is
+    /// no connection yet, and writing its line.
+    public static let sendLimit: Duration = .seconds(10)
+    /// The first pause before a watch whose connection ended resubscribes;
+    /// each failed try doubles it, up to ``resubscribePauseLimit``.
+    public static let resubscribePause: Duration = .milliseconds(50)
+    /// The longest pause between a resubscribing watch's tries.
+    public static let resubscribePauseLimit: Duration = .seconds(2)
 
     private let connection: DaemonConnection
     private let margin: Duration
     private let limit: Duration
+    private let sendLimit: Duration
+    private let resubscribe: Bool
 
     /// Creates a client for the daemon at `socketPath`. Nothing is opened yet.
     /// - Parameters:
@@ -49,13 +75,19 @@ public final class LocationClient: LocationService, Sendable {
     ///     starts it, waits before it ends with `daemonUnreachable`. The
     ///     connection stays open (see the type's description).
     ///   - responseMargin: the same for `location.get`, beyond the request's own timeout.
+    ///   - sendLimit: how long a request may take to be written (connecting included).
+    ///   - resubscribe: whether a watch whose connection ends (a daemon
+    ///     restart) subscribes again by itself; with false it ends with `daemonUnreachable`.
     public init(
         socketPath: String = LocationClient.defaultSocketPath, answerLimit: Duration = LocationClient.answerLimit,
-        responseMargin: Duration = LocationClient.responseMargin
+        responseMargin: Duration = LocationClient.responseMargin, sendLimit: Duration = LocationClient.sendLimit,
+        resubscribe: Bool = true
     ) {
         connection = DaemonConnection(socketPath: socketPath)
         self.limit = answerLimit
         self.margin = responseMargin
+        self.sendLimit = sendLimit
+        self.resubscribe = resubscribe
     }
 
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
@@ -68,30 +100,49 @@ public final class LocationClient: LocationService, Sendable {
         }
     }
 
-    /// A watch. The stream ends with `daemonUnreachable` when the daemon
-    /// does not answer the `location.watch` within the answer limit, or when
-    /// the connection ends; with the daemon's error when it refuses or later
-    /// withdraws the watch; normally only when the consumer stops iterating
-    /// (the subscription is then unwatched).
+    /// A watch's fixes. The stream ends with `daemonUnreachable` when the
+    /// daemon does not answer the `location.watch` within the answer limit;
+    /// with the daemon's error when it refuses or later withdraws the watch;
+    /// normally only when the consumer stops iterating (the subscription is
+    /// then unwatched). A daemon restart does not end it (see the type's
+    /// description): the fixes pause and go on; ``watch(_:)`` shows the gap.
     public func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
-        let connection = self.connection
-        let limit = self.limit
         let (stream, continuation) = AsyncThrowingStream<LocationFix, any Error>.makeStream(
             bufferingPolicy: .bufferingNewest(16))
-        let watch = WatchStream(continuation)
-        let start = Task {
-            let outcome = await withDeadline(.now + limit) {
-                .failure(Self.noAnswer(within: limit))
-            } operation: {
-                await connection.watch(options, into: watch)
-            }
-            if case .failure(let error) = outcome { continuation.finish(throwing: error) }
+        let run = startWatch(options) { event in
+            if case .fix(let fix) = event { continuation.yield(fix) }
+        } end: { error in
+            continuation.finish(throwing: error)
         }
-        continuation.onTermination = { _ in
-            start.cancel()
-            watch.ended()
-        }
+        continuation.onTermination = { _ in run.cancel() }
         return stream
+    }
+
+    /// A watch with its gaps shown: ``WatchEvent/fix(_:)`` for each update,
+    /// ``WatchEvent/interrupted(_:)`` once when its connection ends (with
+    /// the error the stream would have ended with), ``WatchEvent/resumed``
+    /// once it is subscribed again. Ends as ``updates(_:)`` does.
+    public func watch(_ options: WatchOptions) -> AsyncThrowingStream<WatchEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<WatchEvent, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(16))
+        let run = startWatch(options) { event in
+            continuation.yield(event)
+        } end: { error in
+            continuation.finish(throwing: error)
+        }
+        continuation.onTermination = { _ in run.cancel() }
+        return stream
+    }
+
+    private func startWatch(
+        _ options: WatchOptions, emit: @escaping @Sendable (WatchEvent) -> Void,
+        end: @escaping @Sendable (LocationError?) -> Void
+    ) -> Task<Void, Never> {
+        let watch = ResubscribingWatch(
+            connection: connection, options: options,
+            limits: DaemonConnection.Limits(send: sendLimit, answer: limit), resubscribe: resubscribe,
+            pause: Self.resubscribePause, pauseLimit: Self.resubscribePauseLimit)
+        return Task { end(await watch.run(emit)) }
     }
 
     public func authorizationStatus() async throws(LocationError) -> AuthorizationState {
@@ -137,18 +188,7 @@ public final class LocationClient: LocationService, Sendable {
     )
         async throws(LocationError) -> JSONValue
     {
-        let connection = self.connection
-        let limit = bound ?? self.limit
-        let outcome: Result<JSONValue, LocationError> = await withDeadline(.now + limit) {
-            // Ends the race at once: the wait is cancelled, which forgets the request.
-            .failure(Self.noAnswer(within: limit))
-        } operation: {
-            await connection.call(method, params: params)
-        }
-        return try outcome.get()
-    }
-
-    private static func noAnswer(within limit: Duration) -> LocationError {
-        .daemonUnreachable("no answer from the daemon within \(limit)")
+        let limits = DaemonConnection.Limits(send: sendLimit, answer: bound ?? limit)
+        return try await connection.call(method, params: params, within: limits).get()
     }
 }

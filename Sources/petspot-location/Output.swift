@@ -5,6 +5,11 @@ import PetSpotProtocol
 
 /// Human-readable renderings.
 enum Output {
+    /// A line for the person at the terminal, on standard error (standard output stays data).
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("petspot-location: \(text)\n".utf8))
+    }
+
     static func describe(_ fix: LocationFix) -> String {
         var lines: [String] = []
         var first = String(format: "%.6f, %.6f", fix.coordinate.latitude, fix.coordinate.longitude)

@@ -8,7 +8,11 @@ struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print positions as the daemon delivers them (one per line with --json).",
-        discussion: "Stops after --count updates, on Ctrl-C, or when authorization is lost (exit 3).")
+        discussion: """
+            Stops after --count updates, on Ctrl-C, or when authorization is lost (exit 3). \
+            A daemon restart does not stop it: the gap is noted on standard error, and the watch \
+            resumes with the same options once the daemon answers again.
+            """)
 
     @OptionGroup var client: ClientOptions
 
@@ -36,10 +40,17 @@ struct WatchCommand: AsyncParsableCommand {
         let options = WatchOptions(distanceFilter: distanceFilter, interval: interval.map(Duration.fromSeconds))
         var received = 0
         do {
-            for try await fix in service.updates(options) {
-                print(client.json ? Output.json(WireCoding.encode(fix)) : Output.describe(fix))
-                received += 1
-                if let count, received >= count { return }
+            for try await event in service.watch(options) {
+                switch event {
+                case .fix(let fix):
+                    print(client.json ? Output.json(WireCoding.encode(fix)) : Output.describe(fix))
+                    received += 1
+                    if let count, received >= count { return }
+                case .interrupted(let error):
+                    Output.note("the daemon went away (\(error)); watching again once it is back")
+                case .resumed:
+                    Output.note("watching again")
+                }
             }
         } catch let error as LocationError {
             throw CLIExit(error)

@@ -199,10 +199,12 @@ struct LocationClientTests {
         }
     }
 
-    @Test("a watch delivers fixes at its interval and ends with daemonUnreachable when the daemon stops")
+    @Test(
+        "a watch delivers fixes at its interval; without resubscription it ends with daemonUnreachable when the daemon stops"
+    )
     func watchUntilTheDaemonStops() async throws {
         try await InProcessDaemon.with(Self.authorized) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient(socketPath: daemon.socketPath, resubscribe: false)
             let interval = Duration.milliseconds(100)
             var updates = client.updates(WatchOptions(interval: interval)).makeAsyncIterator()
             var fixes: [LocationFix] = []
@@ -249,6 +251,77 @@ struct LocationClientTests {
             let fix = try await client.location(LocationRequest())
             #expect(fix.coordinate.latitude == Self.latitude)
             #expect(try await client.daemonStatus()["clients"] == .number(1))
+        }
+    }
+
+    @Test("a watch lives through two daemon restarts: the gap is shown, then it resubscribes with the same options")
+    func watchSurvivesRestarts() async throws {
+        let directory = try TemporaryDirectory(prefix: "psd")
+        defer { directory.remove() }
+        let interval = Duration.milliseconds(100)
+        let client = try await InProcessDaemon.with(Self.authorized, in: directory) { daemon in
+            LocationClient(socketPath: daemon.socketPath)
+        }
+        var events: AsyncThrowingStream<WatchEvent, any Error>.Iterator? = nil
+        for round in 1...3 {
+            try await InProcessDaemon.with(Self.authorized, in: directory) { daemon in
+                if events == nil {
+                    events = client.watch(WatchOptions(interval: interval)).makeAsyncIterator()
+                } else {
+                    // The gap: interrupted (once, whatever the tries), then resumed, then fixes.
+                    // Fixes buffered before the stop come first.
+                    var interrupted = try await events?.next()
+                    while case .fix? = interrupted { interrupted = try await events?.next() }
+                    guard case .interrupted(.daemonUnreachable)? = interrupted else {
+                        Issue.record(
+                            "round \(round): expected interrupted(daemonUnreachable), got \(String(describing: interrupted))"
+                        )
+                        return
+                    }
+                    #expect(try await events?.next() == .resumed, "round \(round)")
+                }
+                var times: [Double] = []
+                for _ in 0..<2 {
+                    guard case .fix(let fix)? = try await events?.next() else {
+                        Issue.record("round \(round): expected a fix")
+                        return
+                    }
+                    #expect(fix.coordinate.latitude == Self.latitude)
+                    times.append(try #require(fix.timestamp).secondsSince1970)
+                }
+                // The same options: still at most one fix per interval.
+                #expect(times[1] - times[0] >= interval.seconds - 0.001, "round \(round)")
+                // Subscribed on this daemon, by this client's one connection.
+                let status = try await LocationClient(socketPath: daemon.socketPath).daemonStatus()
+                #expect(status["watchers"] == .number(1), "round \(round)")
+            }
+        }
+        // The daemon is gone for good: the watch waits for it, it does not end.
+        var last = try await events?.next()
+        while case .fix? = last { last = try await events?.next() }
+        guard case .interrupted? = last else {
+            Issue.record("expected interrupted, got \(String(describing: last))")
+            return
+        }
+        // Closed on purpose, the waiting watch ends.
+        await client.close()
+        let error = await #expect(throws: LocationError.self) {
+            while try await events?.next() != nil {}
+        }
+        #expect(error?.reason == "daemonUnreachable", "\(String(describing: error))")
+    }
+
+    @Test("close() ends a resubscribing watch with daemonUnreachable: a restart is survived, a close is not")
+    func closeEndsAResubscribingWatch() async throws {
+        try await InProcessDaemon.with(Self.authorized) { daemon in
+            let client = LocationClient(socketPath: daemon.socketPath)
+            var updates = client.updates(WatchOptions(interval: .milliseconds(100))).makeAsyncIterator()
+            _ = try #require(try await updates.next())
+            await client.close()
+            let error = await #expect(throws: LocationError.self) {
+                while try await updates.next() != nil {}
+            }
+            #expect(error == .daemonUnreachable("the connection was closed"), "\(String(describing: error))")
         }
     }
 
