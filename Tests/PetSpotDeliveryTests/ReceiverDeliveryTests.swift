@@ -300,7 +300,8 @@ struct ReceiverDeliveryTests {
         let running = Task { try await sender.run() }
         try await Task.sleep(for: .milliseconds(300))
         let report = try await harness.enqueue(1)[0]
-        let delivered = await eventually(within: .seconds(5)) { harness.receiver.storedKeys() == [report.key] }
+        // Well inside the 30 s poll: only the wake-up delivers it in time.
+        let delivered = await eventually(within: .seconds(20)) { harness.receiver.storedKeys() == [report.key] }
         #expect(delivered, "an enqueue in this process did not wake the sender")
         running.cancel()
         _ = try? await running.value

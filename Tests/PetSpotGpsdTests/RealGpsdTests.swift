@@ -11,7 +11,7 @@ import Testing
 let replayGate = Gate(limit: 3)
 
 /// The source against real gpsd 3.22 fed by gpsfake with the receiver captures.
-@Suite("gpsd source against real gpsd", .timeLimit(.minutes(3)))
+@Suite("gpsd source against real gpsd", .timeLimit(.minutes(10)))
 struct RealGpsdTests {
     struct Capture: Sendable, CustomTestStringConvertible {
         var file: String
@@ -67,43 +67,60 @@ struct RealGpsdTests {
     }
 
     /// One replay; false when gpsfake itself failed ("Test timed out").
+    ///
+    /// Nothing here waits for a clock: gpsfake (``GatedGpsfake``) feeds gpsd
+    /// only once gpsd has taken the source's WATCH, keeps gpsd up until the
+    /// test is done asking, and the counts are read once the source has seen
+    /// gpsd's end (every line gpsd wrote comes before it). A slow machine
+    /// makes the replay slower, never different.
     static func replayOnce(_ capture: Capture) async throws -> Bool {
+        let directory = try TemporaryDirectory(prefix: "petspot-gpsfake")
+        defer { directory.remove() }
+        let output = directory.file("gpsd.out")
         let port = freeLoopbackPort()
-        let output = NSTemporaryDirectory() + "petspot-gpsfake-\(port)-\(capture.file).out"
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        // Fix-less captures are slowed (-c) so a request can time out while gpsd is still up.
-        let slow = capture.hasFix ? [] : ["-c", "0.1"]
         let gpsfake = try BoundedProgram(
-            ["/usr/bin/gpsfake", "-1", "-p", "-t", "-s", "38400", "-P", "\(port)"] + slow + [
-                Captures.path(capture.file)
-            ],
-            limit: .seconds(60), outputPath: output)
+            ["/usr/bin/python3", "-c", GatedGpsfake.script, "\(port)", "38400", Captures.path(capture.file)],
+            limit: .seconds(120), outputPath: output, input: true)
+        // gpsd is never silent for long here, but the watchdog is not what
+        // this test is about (FakeGpsdTests is): a slow machine must not trip it.
         let source = GpsdLocationService(
             configuration: GpsdConfiguration(
-                port: port, reconnectMax: .milliseconds(200), initialReconnectDelay: .milliseconds(20),
-                pollInterval: .milliseconds(100)))
+                port: port, reconnectMax: .milliseconds(200), silenceTimeout: .seconds(600),
+                initialReconnectDelay: .milliseconds(20), pollInterval: .milliseconds(100)))
         let runner = Task { await source.run() }
         defer { runner.cancel() }
 
-        if !capture.hasFix {
-            let connected = await eventually(within: .seconds(15), every: .milliseconds(20)) {
-                await source.sourceStatus().connected
-            }
-            if connected {
+        // The source's WATCH is on its way once it is connected; then the feed may start.
+        let connected = await eventually(within: .seconds(60), every: .milliseconds(10)) {
+            await source.sourceStatus().connected || gpsfake.exitStatus != nil
+        }
+        if gpsfake.exitStatus == nil {
+            #expect(connected, "the source never connected to gpsfake's gpsd for \(capture.file)")
+            gpsfake.send("go\n")
+            if !capture.hasFix, connected {
+                // gpsd is up (it waits for "end") and reports mode 1 at most: no fix, not an outage.
                 await #expect(throws: LocationError.locationUnknown, "\(capture.file)") {
                     try await source.location(LocationRequest(timeout: .seconds(1)))
                 }
             }
+            gpsfake.send("end\n")
         }
-        let status = await gpsfake.waitForExit(within: .seconds(60))
+        let status = await gpsfake.waitForExit(within: .seconds(120))
         if status == nil { await gpsfake.terminate() }
-        runner.cancel()
-        await runner.value
         guard status == 0 else {
+            runner.cancel()
+            await runner.value
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            print("gpsfake exit \(String(describing: status)): \(text.prefix(300))")
+            print("gpsfake exit \(String(describing: status)): \(text.suffix(600))")
             return false
         }
+        // gpsd is gone: the source has taken every line gpsd wrote once it has seen the end of them.
+        let ended = await eventually(within: .seconds(60), every: .milliseconds(10)) {
+            await !source.sourceStatus().connected
+        }
+        runner.cancel()
+        await runner.value
+        #expect(ended, "the source never saw gpsd's end for \(capture.file)")
 
         let expected = gpsdFixes(in: output)
         let answer: Result<LocationFix, LocationError>
@@ -117,17 +134,18 @@ struct RealGpsdTests {
         // Nothing real gpsd sent was refused: the line checks are no stricter than gpsd
         // (its SKY lines reach 5334 bytes here, for one).
         #expect(counters.rejected == 0, "\(capture.file)")
+        // Every fix gpsd reported to its other watcher reached the source too.
+        #expect(counters.fixes == expected.count, "\(capture.file)")
         if capture.hasFix {
             let last = try #require(expected.last, "gpsd reported no fix for \(capture.file)")
+            // The newest fix stays cached after gpsd is gone (within maxAge).
             let fix = try answer.get()
             #expect(abs(fix.coordinate.latitude - last.latitude) <= 1e-6)
             #expect(abs(fix.coordinate.longitude - last.longitude) <= 1e-6)
             #expect(fix.source == .gpsd)
-            #expect(counters.fixes >= 1 && counters.fixes <= expected.count)
         } else {
             #expect(expected.isEmpty)
-            #expect(counters.fixes == 0)
-            #expect(throws: LocationError.self) { try answer.get() }
+            #expect(throws: LocationError.sourceUnavailable) { try answer.get() }
         }
         return true
     }
@@ -135,8 +153,11 @@ struct RealGpsdTests {
     // MARK: gpsd killed and restarted
 
     /// gpsd reading a synthetic receiver, SIGKILLed and restarted 20 times in
-    /// one process: requests fail with sourceUnavailable within their timeout,
-    /// fixes flow again within the backoff cap + 2 s, and no fd or thread leaks.
+    /// one process: a waiting request is ended by the outage (sourceUnavailable,
+    /// long before its timeout), fixes flow again after each restart, and no fd
+    /// or thread leaks. The bounds are 10 times what an idle machine needs
+    /// (backoff cap + 2 s to reconnect): a loaded machine must not fail them,
+    /// a source that stops reconnecting or leaves waiters hanging still does.
     /// It counts the whole process's descriptors and frees and rebinds one
     /// port 20 times (another test could grab it meanwhile), so scripts/test
     /// runs it alone in its own test process.
@@ -152,34 +173,36 @@ struct RealGpsdTests {
         var gpsd = try GpsdDaemon(port: port, devices: [device])
         let runner = Task { await source.run() }
 
+        // What an idle machine needs to reconnect and get a fix, times 10.
+        let restartBound = (reconnectMax + .seconds(2)) * 10
+        let requestTimeout = Duration.seconds(30)
+
         func cycle() async throws {
             await gpsd.kill()
             let start = ContinuousClock.now
             var outcome: LocationError?
-            while outcome == nil, ContinuousClock.now - start < .seconds(3) {
+            while outcome == nil, ContinuousClock.now - start < requestTimeout {
                 do {
-                    _ = try await source.location(LocationRequest(maxAge: .zero, timeout: .seconds(3)))
+                    _ = try await source.location(LocationRequest(maxAge: .zero, timeout: requestTimeout))
                     // A line gpsd sent before it died; ask again.
                 } catch {
                     outcome = error
                 }
             }
+            // The outage ended the request, not its timeout (which would be locationUnknown).
             #expect(outcome == .sourceUnavailable)
-            #expect(ContinuousClock.now - start < .seconds(3) + .milliseconds(500))
             gpsd = try GpsdDaemon(port: port, devices: [device])
-            let restarted = ContinuousClock.now
-            var fix = await firstFix(from: source, within: reconnectMax + .seconds(2))
+            var fix = await firstFix(from: source, within: restartBound)
             if fix == nil, gpsd.hasExited {
                 // gpsd itself failed to start (port still held); that is not the source's fault.
                 gpsd = try GpsdDaemon(port: port, devices: [device])
-                fix = await firstFix(from: source, within: reconnectMax + .seconds(2))
+                fix = await firstFix(from: source, within: restartBound)
             }
-            #expect(fix != nil, "no fix within the backoff cap + 2 s after restart")
-            #expect(ContinuousClock.now - restarted <= reconnectMax + .seconds(2) + .milliseconds(500))
+            #expect(fix != nil, "no fix within \(restartBound) after restart")
         }
 
         do {
-            let first = await firstFix(from: source, within: .seconds(10))
+            let first = await firstFix(from: source, within: .seconds(60))
             let fix = try #require(first)
             #expect(abs(fix.coordinate.latitude - SyntheticReceiver.latitude) < 1e-6)
             #expect(abs(fix.coordinate.longitude - SyntheticReceiver.longitude) < 1e-6)
@@ -191,9 +214,11 @@ struct RealGpsdTests {
                 after = ResourceCount.now()
                 return after.fileDescriptors <= before.fileDescriptors && after.threads <= before.threads
             }
-            // One leaked descriptor or thread per cycle would show 20.
-            #expect(after.fileDescriptors - before.fileDescriptors < 5, "before \(before), after \(after)")
-            #expect(after.threads - before.threads < 5, "before \(before), after \(after)")
+            // One leaked descriptor or thread per cycle would show 20. A busy machine
+            // leaves a few in flight when the counts are read (the source's next
+            // connect, a child's pipes not yet reaped): 6 was seen under stress-ng.
+            #expect(after.fileDescriptors - before.fileDescriptors < 10, "before \(before), after \(after)")
+            #expect(after.threads - before.threads < 10, "before \(before), after \(after)")
             let status = await source.sourceStatus()
             #expect(status.reconnects >= 21)
             #expect(status.connected)
@@ -204,7 +229,8 @@ struct RealGpsdTests {
     }
 
     /// A receiver that loses its fix: gpsd sends mode 1 reports after the
-    /// fixes, and a request with maxAge 1 s no longer gets the old fix.
+    /// fixes, and once the newest fix is over 1 s old a request with maxAge
+    /// 1 s no longer gets it (it times out: no fix, not an outage).
     @Test func receiverLosesItsFix() async throws {
         let hasFix = Locked(true)
         let receiver = try SyntheticReceiver.serve(hasFix: hasFix)
@@ -213,15 +239,27 @@ struct RealGpsdTests {
         let gpsd = try GpsdDaemon(port: port, devices: ["tcp://127.0.0.1:\(receiver.port)"])
         let source = GpsdLocationService(configuration: GpsdConfiguration(port: port, reconnectMax: .seconds(1)))
         let runner = Task { await source.run() }
-        let first = await firstFix(from: source, within: .seconds(10))
+        let first = await firstFix(from: source, within: .seconds(60))
         #expect(first?.source == .gpsd)
         hasFix.value = false
-        // gpsd keeps reporting (mode 1); once the last fix is over 1 s old, it must not answer.
-        try await Task.sleep(for: .milliseconds(1500))
-        await #expect(throws: LocationError.locationUnknown) {
-            try await source.location(LocationRequest(maxAge: .seconds(1), timeout: .seconds(1)))
+        // gpsd keeps reporting (mode 1). A fix sent before the switch may still be
+        // on its way, so no fixed wait: ask until the answer is "no fix" (a source
+        // that served the stale fix, or called it an outage, never gets there).
+        var refusal: LocationError?
+        let refused = await eventually(within: .seconds(60), every: .milliseconds(50)) {
+            do throws(LocationError) {
+                _ = try await source.location(LocationRequest(maxAge: .seconds(1), timeout: .seconds(1)))
+                return false
+            } catch {
+                refusal = error
+                return error == .locationUnknown
+            }
         }
-        #expect(await source.sourceStatus().connected)
+        #expect(refused, "still answered, or failed with \(String(describing: refusal))")
+        let status = await source.sourceStatus()
+        #expect(status.connected)
+        // Refused because the newest fix was too old, not for want of one.
+        #expect((status.lastFixAge ?? 0) > 1)
         runner.cancel()
         await runner.value
         await gpsd.kill()

@@ -35,12 +35,15 @@ final class BoundedProgram: @unchecked Sendable {
     private let status = Locked<Int32?>(nil)
     private let exits: AsyncStream<Int32>
     private let exitContinuation: AsyncStream<Int32>.Continuation
+    /// The program's standard input, when it was asked for one.
+    private let input: Pipe?
 
     /// The wrapped program's command line, for messages.
     let commandLine: String
 
-    /// Starts `arguments` under `timeout -k 3 <limit>`, output to `outputPath` (or /dev/null).
-    init(_ arguments: [String], limit: Duration, outputPath: String? = nil) throws {
+    /// Starts `arguments` under `timeout -k 3 <limit>`, output to `outputPath` (or /dev/null);
+    /// with `input`, its standard input is a pipe that ``send(_:)`` writes to (else /dev/null).
+    init(_ arguments: [String], limit: Duration, outputPath: String? = nil, input: Bool = false) throws {
         commandLine = arguments.joined(separator: " ")
         (exits, exitContinuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -53,7 +56,8 @@ final class BoundedProgram: @unchecked Sendable {
             environment["PETSPOT_CHILD_OUTPUT"] = outputPath
             process.environment = environment
         }
-        process.standardInput = FileHandle.nullDevice
+        self.input = input ? Pipe() : nil
+        process.standardInput = self.input ?? FileHandle.nullDevice
         let status = self.status
         let continuation = exitContinuation
         process.terminationHandler = { finished in
@@ -88,6 +92,12 @@ final class BoundedProgram: @unchecked Sendable {
             group.cancelAll()
             return first ?? exitStatus
         }
+    }
+
+    /// Writes `text` to the program's standard input (nothing once it is gone:
+    /// the test process ignores SIGPIPE, so the write just fails).
+    func send(_ text: String) {
+        try? input?.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     }
 
     /// Sends `signal` to the program (through `timeout`, which relays it to its group).
