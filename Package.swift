@@ -370,6 +370,7 @@ let package = Package(
             name: "PetSpotKioskTests",
             dependencies: [
                 "PetSpotKiosk", "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox",
+                logging, .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -9,20 +9,22 @@ public enum KioskApplication {
     /// The router with every route and middleware, and the visit store it uses.
     ///
     /// Middleware order: security headers (every answer, errors included),
-    /// then the visit (cookie), then the form and its CSRF token (POST).
+    /// then the visit (cookie; a visit is opened only by `POST /start`), then
+    /// the form and its CSRF token (POST).
     public static func buildRouter(
         settings: KioskSettings, dependencies: KioskDependencies, pages: PageRenderer, store: VisitStore,
-        logger: Logger = Logger(label: "petspot-kiosk")
+        refusals: LocationRefusals = LocationRefusals(), logger: Logger = Logger(label: "petspot-kiosk")
     ) -> Router<KioskRequestContext> {
         let router = Router(context: KioskRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: VisitMiddleware(store: store, defaultLanguage: settings.language))
-        router.add(middleware: FormMiddleware(pages: pages))
+        router.add(middleware: VisitMiddleware(store: store))
+        router.add(middleware: FormMiddleware(pages: pages, defaultLanguage: settings.language))
         KioskRoutes(
             store: store, pages: pages, builder: PageBuilder(idleReset: settings.idleReset), dependencies: dependencies,
-            logger: logger
+            defaultLanguage: settings.language, refusals: refusals, logger: logger
         ).register(on: router)
-        AdminRoutes(pages: pages, status: dependencies.stationStatus).register(on: router)
+        AdminRoutes(pages: pages, status: dependencies.stationStatus, store: store, refusals: refusals).register(
+            on: router)
         return router
     }
 

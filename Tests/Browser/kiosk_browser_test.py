@@ -7,7 +7,8 @@ simulated source, and petspot-kiosk. Three stations:
 
   A  daemon with a [[policy.rules]] entry authorizing this uid (GPS fills)
   B  daemon whose prompt answers "deny" (the permission alert)
-  C  no daemon at all (unreachable), and a short idle reset
+  C  no daemon at all (unreachable), and a short idle reset (also: the welcome
+     screen left past it still starts a visit at the tap)
 
 Scenarios follow seed 003 section 7. Screenshots of every step at 1080x1920
 (portrait) and 1920x1080 (landscape) go to --screenshots. Prints one line per
@@ -49,7 +50,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_for(predicate, timeout=15, what="condition"):
+def wait_for(predicate, timeout=60, what="condition"):
     deadline = time.time() + timeout
     while time.time() < deadline:
         if predicate():
@@ -116,6 +117,16 @@ class Station:
             found += [os.path.join(folder, name) for name in files]
         return found
 
+    def admin_status(self):
+        """The kiosk's /admin/status page (this test is on the station's loopback)."""
+        return urllib.request.urlopen(self.url + "/admin/status", timeout=5).read().decode()
+
+    def admin_figure(self, name):
+        """One figure of /admin/status by its id (admin.visits, admin.locationRefusals, ...)."""
+        page = self.admin_status()
+        marker = 'id="admin.%s">' % name
+        return page.split(marker, 1)[1].split("<", 1)[0] if marker in page else None
+
     def reports(self):
         path = os.path.join(self.outbox, "outbox.sqlite")
         if not os.path.exists(path):
@@ -154,7 +165,7 @@ class Kiosk:
     def open(self, url):
         self.driver.get(url)
 
-    def el(self, element_id, timeout=10):
+    def el(self, element_id, timeout=60):
         return WebDriverWait(self.driver, timeout).until(lambda d: d.find_element(By.ID, element_id))
 
     def visible(self, element_id):
@@ -164,7 +175,7 @@ class Kiosk:
         except StaleElementReferenceException:
             return False  # the page was replaced while looking
 
-    def wait_visible(self, element_id, timeout=10):
+    def wait_visible(self, element_id, timeout=60):
         WebDriverWait(self.driver, timeout).until(lambda d: self.visible(element_id))
         return self.el(element_id)
 
@@ -206,7 +217,7 @@ class Kiosk:
         self.tap("reportFound.cancelButton.tap")
         self.wait_visible("welcome.startButton.tap")
 
-    def wait_path(self, path, timeout=10):
+    def wait_path(self, path, timeout=60):
         WebDriverWait(self.driver, timeout).until(lambda d: self.path().split("#")[0].split("?")[0] == path)
 
     def describe(self):
@@ -323,6 +334,13 @@ class Run:
 def check(condition, message):
     if not condition:
         raise AssertionError(message)
+
+
+# What a visitor's page must never show when the GPS is refused (the administrator's details
+# go to the log and /admin/status).
+def administrator_details(user, uid):
+    return [user, "uid %d" % uid, "(uid", "sudo", "petspot-location authorization", "systemctl", "/etc/", ".toml",
+            "[[policy.rules]]"]
 
 
 def main():
@@ -509,6 +527,9 @@ def main():
                 kiosk.tap("animalDescription.requestGPSButton.tap")
                 kiosk.wait_visible("permissionAlert")
                 check(kiosk.text("permissionAlert.title") == "Location access denied", "alert title")
+                check(kiosk.text("permissionAlert.message") ==
+                      "This station cannot share its location. Please type the coordinates, or ask a member of staff.",
+                      "alert message: %r" % kiosk.text("permissionAlert.message"))
                 check(kiosk.visible("permissionAlert.cancelButton.tap") and kiosk.visible("permissionAlert.goSettingsButton.tap"),
                       "Cancel and Go Settings")
                 look("4-details-gps-denied")
@@ -519,12 +540,20 @@ def main():
                 kiosk.wait_visible("permissionAlert")
                 kiosk.tap("permissionAlert.goSettingsButton.tap")
                 kiosk.wait_visible("permissionAlert.settingsHelp")
-                command = kiosk.text("permissionAlert.command.text")
+                help_text = kiosk.text("permissionAlert.settingsHelp.text")
+                check("ask a member of staff" in help_text, "settings help: %r" % help_text)
                 user = __import__("pwd").getpwuid(uid).pw_name
-                check(command == "sudo petspot-location authorization reset --user %s" % user, "command: %r" % command)
+                page = kiosk.page()
+                for detail in administrator_details(user, uid):
+                    check(detail not in page, "the visitor's page shows %r" % detail)
                 look("4-details-gps-settings")
                 kiosk.tap("permissionAlert.cancelButton.tap")
                 kiosk.cancel_visit()
+            # The administrator sees who was refused and what to do, on the station's status page.
+            refused = B.admin_figure("locationLastRefusal") or ""
+            check("location denied for user %s (uid %d)" % (user, uid) in refused, "admin: %r" % refused)
+            remedy = B.admin_figure("locationRemedy") or ""
+            check("petspot-location authorization reset --user %s" % user in remedy, "admin remedy: %r" % remedy)
             if uid == 0:
                 # The command the alert shows works (the daemon's [policy.admin] is root).
                 result = subprocess.run([os.path.join(bin_dir, "petspot-location"), "authorization", "reset",
@@ -650,6 +679,24 @@ def main():
                 WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("idlePrompt"))
             kiosk.cancel_visit()
 
+        def welcome_sits_past_idle_reset():
+            # Idling on the welcome screen is the station's normal state: a visit starts at the tap, so the
+            # tap works however long the screen was shown.
+            kiosk.size(PORTRAIT)
+            start(C)
+            shown = time.time()
+            # Wait until the idle reset has passed and the kiosk holds no visit (the sweeper has run: with a
+            # visit opened by the page load, as before, this is the moment it is wiped).
+            wait_for(lambda: time.time() - shown > 12 + 1.5 and C.admin_figure("visits") == "0", timeout=60,
+                     what="the idle reset to pass with no visit held")
+            check(kiosk.visible("welcome.startButton.tap"), "still the welcome screen")
+            kiosk.tap("welcome.startButton.tap")
+            kiosk.wait_path("/report/photo")
+            check("This page has expired" not in kiosk.page(), "the tap went through")
+            kiosk.el("animalPhoto.fileInput.input")  # the photo step
+            check(C.admin_figure("visits") == "1", "the tap opened the visit")
+            kiosk.cancel_visit()
+
         def without_javascript():
             nojs = Kiosk(javascript=False)
             try:
@@ -692,7 +739,8 @@ def main():
                 nojs.wait_visible("permissionAlert")
                 nojs.tap("permissionAlert.goSettingsButton.tap")
                 nojs.wait_visible("permissionAlert.settingsHelp")
-                check("authorization reset --user" in nojs.text("permissionAlert.command.text"), "command without JS")
+                check("ask a member of staff" in nojs.text("permissionAlert.settingsHelp.text"), "help without JS")
+                check("sudo" not in nojs.page(), "no command without JS either")
                 nojs.tap("permissionAlert.cancelButton.tap")
                 WebDriverWait(nojs.driver, 5).until(lambda d: not nojs.visible("permissionAlert"))
                 nojs.cancel_visit()
@@ -735,6 +783,7 @@ def main():
         run.scenario("each photo format accepted, a text file refused", photo_formats)
         run.scenario("Polish texts (both sizes)", polish)
         run.scenario("idle reset: Still there?, then nothing left", idle_reset)
+        run.scenario("welcome screen left past idle_reset: the tap starts a visit", welcome_sits_past_idle_reset)
         run.scenario("without JavaScript: full flow, GPS fill, denied alert", without_javascript)
         run.scenario("benchmark: GPS fill round trip, page render", benchmark)
     finally:

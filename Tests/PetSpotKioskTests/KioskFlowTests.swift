@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import InMemoryLogging
 import PetSpotKiosk
 import PetSpotLocation
 import PetSpotReport
@@ -11,8 +12,7 @@ import Testing
 struct KioskFlowTests {
     /// Start → photo uploaded → Continue: the browser is on step 2.
     static func toDetails(_ browser: Browser) async throws {
-        try await browser.get("/")
-        try await browser.post("/start")
+        try await browser.follow(try await browser.tapStart(on: try await browser.get("/")))
         let upload = try await browser.upload("/report/photo", fileName: "rex.png", data: Images.png)
         #expect(upload.status == .seeOther)
         let moved = try await browser.post("/report/photo/continue")
@@ -25,18 +25,62 @@ struct KioskFlowTests {
         ("description", "Friendly, red collar"),
     ]
 
-    @Test func welcomeOpensAVisitWithAnUnguessableCookie() async throws {
+    @Test func theWelcomePageOpensNoVisitAndTheFirstTapOpensOneWithAnUnguessableCookie() async throws {
         let harness = try await KioskHarness()
         try await harness.run { client in
-            let first = try await client.execute(uri: "/", method: .get)
-            let second = try await client.execute(uri: "/", method: .get)
-            #expect(first.status == .ok)
-            let cookie = try #require(first.headers[.setCookie])
-            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
-            let id = try #require(Browser.cookieValue(cookie))
-            #expect(id.count == 43)  // 256 bits, base64url
-            #expect(Browser.cookieValue(second.headers[.setCookie] ?? "") != id)
-            #expect(first.html.contains("id=\"welcome.startButton.tap\""))
+            let welcome = try await client.execute(uri: "/", method: .get)
+            #expect(welcome.status == .ok)
+            #expect(welcome.headers[.setCookie] == nil)
+            #expect(welcome.html.contains("id=\"welcome.startButton.tap\""))
+            #expect(!welcome.html.contains("name=\"_csrf\""))  // nothing on it can expire
+            #expect(await harness.store.count == 0)
+            var ids: [String] = []
+            for _ in 0..<2 {
+                let started = try await Browser(client).tapStart(on: welcome)
+                #expect(started.status == .seeOther && started.headers[.location] == "/report/photo")
+                let cookie = try #require(started.headers[.setCookie])
+                #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
+                let id = try #require(Browser.cookieValue(cookie))
+                #expect(id.count == 43)  // 256 bits, base64url
+                ids.append(id)
+            }
+            #expect(ids[0] != ids[1])
+            #expect(await harness.store.count == 2)
+        }
+    }
+
+    @Test func aStartFromAnotherSiteIsRefusedAndOpensNothing() async throws {
+        let harness = try await KioskHarness()
+        try await harness.run { client in
+            let welcome = try await client.execute(uri: "/", method: .get)
+            for headers: HTTPFields in [
+                [.init("Sec-Fetch-Site")!: "cross-site"], [.init("Sec-Fetch-Site")!: "same-site"],
+                [.origin: "https://evil.example"], [.origin: "null"],
+            ] {
+                let refused = try await Browser(client).tapStart(on: welcome, headers: headers)
+                #expect(refused.status == .forbidden, "\(headers)")
+                #expect(refused.headers[.setCookie] == nil)
+            }
+            #expect(await harness.store.count == 0)
+            let ours = try await Browser(client).tapStart(
+                on: welcome, headers: [.init("Sec-Fetch-Site")!: "same-origin"])
+            #expect(ours.status == .seeOther && ours.headers[.location] == "/report/photo")
+        }
+    }
+
+    @Test func aStartNeverReplacesAVisitInProgress() async throws {
+        let harness = try await KioskHarness()
+        try await harness.run { client in
+            let browser = Browser(client)
+            try await Self.toDetails(browser)
+            let cookie = browser.cookie
+            // A second tap on an old welcome page (Back, a double tap) goes back to the visit's step.
+            let again = try await browser.tapStart(on: try await client.execute(uri: "/", method: .get))
+            #expect(again.headers[.location] == "/report/details")
+            #expect(again.headers[.setCookie] == nil && browser.cookie == cookie)
+            #expect(harness.draftFiles.count == 1)
+            // Loading the welcome page with the visit's cookie goes back to its step too.
+            #expect(try await browser.get("/").headers[.location] == "/report/details")
         }
     }
 
@@ -61,15 +105,19 @@ struct KioskFlowTests {
         let harness = try await KioskHarness()
         try await harness.run { client in
             let browser = Browser(client)
-            try await browser.get("/")
-            let missing = try await browser.post("/start", token: "")
-            let wrong = try await browser.post("/start", token: String(repeating: "A", count: 43))
+            try await browser.follow(try await browser.tapStart(on: try await browser.get("/")))
+            let missing = try await browser.post("/report/photo/continue", token: "")
+            let wrong = try await browser.post("/report/photo/continue", token: String(repeating: "A", count: 43))
             #expect(missing.status == .forbidden && wrong.status == .forbidden)
             #expect(wrong.html.contains("This page has expired"))
-            // Nothing moved: the photo step redirects back to the start.
+            // Nothing moved: still the photo step, without the error a Continue would have left.
             let photo = try await browser.get("/report/photo")
-            #expect(photo.status == .ok)  // the photo step is open to a new visit, but nothing was entered
-            #expect(try await browser.get("/").html.contains("welcome.startButton.tap"))
+            #expect(photo.status == .ok && !photo.html.contains("Photo is mandatory"))
+            // Without any visit, a POST other than the start is refused the same way.
+            let stranger = try await client.execute(
+                uri: "/language", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "lang=pl&return=/"))
+            #expect(stranger.status == .forbidden && stranger.headers[.setCookie] == nil)
             // The enhancement script sends the token as a header.
             let ping = try await browser.post("/activity", token: "", headers: [.init("X-CSRF-Token")!: browser.csrf])
             #expect(ping.status == .noContent)
@@ -80,8 +128,7 @@ struct KioskFlowTests {
         let harness = try await KioskHarness()
         try await harness.run { client in
             let browser = Browser(client)
-            try await browser.get("/")
-            try await browser.post("/start")
+            try await browser.follow(try await browser.tapStart(on: try await browser.get("/")))
             let page = try await browser.follow(try await browser.post("/report/photo/continue"))
             #expect(page.html.contains("id=\"reportFound.toast\""))
             #expect(page.html.contains("Photo is mandatory"))
@@ -96,8 +143,7 @@ struct KioskFlowTests {
         let harness = try await KioskHarness()
         try await harness.run { client in
             let browser = Browser(client)
-            try await browser.get("/")
-            try await browser.post("/start")
+            try await browser.follow(try await browser.tapStart(on: try await browser.get("/")))
             let refused = try await browser.follow(
                 try await browser.upload("/report/photo", fileName: "notes.png", data: Data("just text".utf8)))
             #expect(refused.html.contains("Please choose a JPG, PNG, HEIC, GIF or WEBP photo"))
@@ -121,8 +167,7 @@ struct KioskFlowTests {
         let harness = try await KioskHarness()
         try await harness.run { client in
             let browser = Browser(client)
-            try await browser.get("/")
-            try await browser.post("/start")
+            try await browser.follow(try await browser.tapStart(on: try await browser.get("/")))
             var big = Images.png
             big.append(Data(count: KioskLimits.photoBytes + 1))
             let page = try await browser.follow(
@@ -193,44 +238,89 @@ struct KioskFlowTests {
         }
     }
 
-    @Test func aDeniedStationGetsTheAlertAndWhoCanChangeIt() async throws {
-        let client = ClientIdentity(uid: 998, gid: 998, pid: 1, user: "petspot-kiosk")
+    /// The kiosk's account as the daemon would see it: a name and a uid that appear nowhere else.
+    static let kioskAccount = ClientIdentity(uid: 4242, gid: 4242, pid: 1, user: "kiosk-acct-7")
+
+    @Test(arguments: [
+        (AuthorizationStatus.denied, DecisionOrigin.decision), (.denied, .rule), (.denied, .default),
+        (.restricted, .rule),
+    ])
+    func aRefusedGPSSpeaksToThePublicAndTellsTheAdministrator(
+        status: AuthorizationStatus, decidedBy: DecisionOrigin
+    ) async throws {
         let location = StubLocation(
-            state: .success(AuthorizationState(status: .denied, decidedBy: .decision, client: client)),
-            fix: .failure(.denied))
+            state: .success(AuthorizationState(status: status, decidedBy: decidedBy, client: Self.kioskAccount)),
+            fix: .failure(status == .denied ? .denied : .restricted))
         let harness = try await KioskHarness(location: location)
-        try await harness.run { client in
+        try await harness.run(.live) { client in
             let browser = Browser(client)
             try await Self.toDetails(browser)
             let answer = try await browser.post("/report/details", [("action", "gps"), ("latitude", "1.5")])
             #expect(answer.headers[.location] == "/report/details?alert=open")
             let alert = try await browser.get("/report/details?alert=open")
             #expect(alert.html.contains("<div class=\"modal-backdrop\" id=\"permissionAlert\">"))
-            #expect(alert.html.contains("Location access denied"))
+            #expect(alert.html.contains(status == .denied ? "Location access denied" : "Location is restricted"))
+            #expect(
+                alert.html.contains(
+                    "This station cannot share its location. Please type the coordinates, or ask a member of staff."))
             #expect(alert.html.contains("id=\"permissionAlert.cancelButton.tap\">Cancel<"))
             #expect(alert.html.contains("id=\"permissionAlert.goSettingsButton.tap\">Go Settings<"))
             #expect(alert.html.contains("value=\"1.5\""))  // fields left as they were
             let settings = try await browser.get("/report/details?alert=settings")
-            #expect(settings.html.contains("sudo petspot-location authorization reset --user petspot-kiosk"))
-            #expect(settings.html.contains("runs as user petspot-kiosk (uid 998)"))
+            #expect(settings.html.contains("ask a member of staff for help"))
+            let json = try await browser.post(
+                "/report/details", [("action", "gps")], headers: [.accept: "application/json"])
+            #expect(json.html.contains("\"outcome\":\"alert\""))
+            let polish = try await browser.post("/language", [("lang", "pl"), ("return", "/report/details")])
+            #expect(polish.headers[.location] == "/report/details")
+            try await browser.post("/report/details", [("action", "gps")])
+            let polishAlert = try await browser.get("/report/details?alert=settings")
+            #expect(polishAlert.html.contains("To stanowisko nie może udostępnić swojej lokalizacji."))
+            for page in [answer, alert, settings, json, polishAlert] {
+                for secret in [
+                    "kiosk-acct-7", "4242", "uid ", "sudo", "petspot-location authorization", "systemctl", "/etc/",
+                    ".toml", "[[policy.rules]]",
+                ] {
+                    #expect(!page.html.contains(secret), "a visitor's page shows \(secret)")
+                }
+            }
             let cancelled = try await browser.get("/report/details")
             #expect(cancelled.html.contains("id=\"permissionAlert\" hidden"))
+
+            // The administrator's details: in the log, and on /admin/status.
+            let remedy =
+                status == .denied && decidedBy == .decision
+                ? "sudo petspot-location authorization reset --user kiosk-acct-7"
+                : "sudo systemctl reload petspot-locationd"
+            let logged = harness.logs.entries.map { "\($0.message)" }.filter { $0.contains("GPS button refused") }
+            #expect(logged.count == 3)
+            #expect(
+                logged.first.map {
+                    $0.contains("location \(status.rawValue) for user kiosk-acct-7 (uid 4242)") && $0.contains(remedy)
+                } == true, "\(logged)")
+            let admin = try await client.execute(uri: "/admin/status", method: .get)
+            #expect(admin.status == .ok)
+            #expect(admin.html.contains("id=\"admin.locationRefusals\">3<"))
+            #expect(admin.html.contains("user kiosk-acct-7 (uid 4242)"))
+            #expect(admin.html.contains("id=\"admin.locationRemedy\">"))
+            #expect(admin.html.contains(remedy))
         }
     }
 
-    @Test func aRestrictedStationIsToldAboutThePolicy() async throws {
-        let location = StubLocation(
-            state: .success(AuthorizationState(status: .restricted, decidedBy: .rule, client: nil)),
-            fix: .failure(.restricted))
+    /// The daemon refused without saying whom it saw: the administrator is told the kiosk's own account.
+    @Test func aRefusalWithoutTheDaemonsViewNamesTheKiosksOwnAccountToTheAdministratorOnly() async throws {
+        let location = StubLocation(state: .failure(.denied), fix: .failure(.denied))
         let harness = try await KioskHarness(location: location)
-        try await harness.run { client in
+        try await harness.run(.live) { client in
             let browser = Browser(client)
             try await Self.toDetails(browser)
             try await browser.post("/report/details", [("action", "gps")])
             let page = try await browser.get("/report/details?alert=settings")
-            #expect(page.html.contains("Location is restricted"))
-            #expect(
-                page.html.contains("[[policy.rules]]") && page.html.contains("sudo systemctl reload petspot-locationd"))
+            #expect(page.html.contains("Location access denied"))
+            let uid = String(getuid())
+            #expect(!page.html.contains("uid \(uid)") && !page.html.contains("sudo"))
+            let admin = try await client.execute(uri: "/admin/status", method: .get)
+            #expect(admin.html.contains("(uid \(uid)) (this kiosk process; the daemon did not say)"), "\(admin.html)")
         }
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import InMemoryLogging
+import Logging
 import PetSpotKiosk
 import PetSpotKioskConfiguration
 import PetSpotLocation
@@ -59,6 +61,8 @@ struct KioskHarness {
     let sink = RecordingSink()
     let app: Application<RouterResponder<KioskRequestContext>>
     let settings: KioskSettings
+    /// What the kiosk logged.
+    let logs = InMemoryLogHandler()
 
     init(
         location: any LocationService = StubLocation.authorized, idleReset: Duration = .seconds(120),
@@ -76,8 +80,10 @@ struct KioskHarness {
             today: { CalendarDate(year: 2026, month: 11, day: 25)! }, clock: clock.kioskClock)
         if let stationStatus { dependencies.stationStatus = stationStatus }
         store = VisitStore(idleReset: idleReset, draftsBase: directory, clock: clock.kioskClock)
+        let logs = self.logs
         let router = KioskApplication.buildRouter(
-            settings: settings, dependencies: dependencies, pages: try await PageRenderer.load(), store: store)
+            settings: settings, dependencies: dependencies, pages: try await PageRenderer.load(), store: store,
+            logger: Logger(label: "petspot-kiosk") { _ in logs })
         app = Application(router: router)
     }
 
@@ -148,6 +154,7 @@ final class Browser: Sendable {
     }
 
     /// GET `path` and follow redirects; returns the last page.
+    @discardableResult
     func follow(_ response: TestResponse) async throws -> TestResponse {
         var response = response
         var hops = 0
@@ -168,7 +175,7 @@ final class Browser: Sendable {
         if let cookie, headers[.cookie] == nil { headers[.cookie] = "petspot_visit=\(cookie)" }
         let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
         if let set = response.headers[.setCookie], let value = Self.cookieValue(set) {
-            state.withLock { $0.cookie = value }
+            state.withLock { $0.cookie = value.isEmpty ? nil : value }  // an empty value clears it
         }
         let html = String(buffer: response.body)
         if let range = html.range(of: "data-csrf=\"") {
@@ -180,7 +187,37 @@ final class Browser: Sendable {
 
     static func cookieValue(_ header: String) -> String? {
         guard header.hasPrefix("petspot_visit=") else { return nil }
-        return header.dropFirst("petspot_visit=".count).split(separator: ";").first.map(String.init)
+        return String(header.dropFirst("petspot_visit=".count).prefix { $0 != ";" })
+    }
+
+    /// Taps "Report a found pet" on the welcome page `welcome`: posts its start form as a browser would
+    /// (its hidden fields, the cookie if the browser has one).
+    @discardableResult
+    func tapStart(on welcome: TestResponse, headers: HTTPFields = [:]) async throws -> TestResponse {
+        let fields = Self.hiddenFields(welcome.html, form: "action=\"/start\"")
+        var headers = headers
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        return try await send(
+            "/start", method: .post, headers: headers, body: ByteBuffer(string: URLEncodedForm.encode(fields)))
+    }
+
+    /// The hidden inputs of the first form whose tag contains `form`.
+    static func hiddenFields(_ html: String, form: String) -> [(String, String)] {
+        guard let start = html.range(of: form), let end = html[start.upperBound...].range(of: "</form>") else {
+            return []
+        }
+        var fields: [(String, String)] = []
+        var rest = html[start.upperBound..<end.lowerBound]
+        while let input = rest.range(of: "<input type=\"hidden\" name=\"") {
+            let afterName = rest[input.upperBound...]
+            guard let nameEnd = afterName.firstIndex(of: "\""),
+                let valueStart = afterName.range(of: "value=\"")?.upperBound,
+                let valueEnd = afterName[valueStart...].firstIndex(of: "\"")
+            else { break }
+            fields.append((String(afterName[..<nameEnd]), String(afterName[valueStart..<valueEnd])))
+            rest = afterName[valueEnd...]
+        }
+        return fields
     }
 }
 

@@ -38,6 +38,34 @@ struct KioskIdleResetTests {
         }
     }
 
+    /// Idling on the welcome screen is the station's normal state: the tap that follows, however late, starts
+    /// a visit (the visit starts at the tap, not at the page load).
+    @Test func theWelcomeScreenWorksHoweverLongItSat() async throws {
+        let harness = try await KioskHarness(idleReset: .seconds(30))
+        try await harness.run { client in
+            let browser = Browser(client)
+            let welcome = try await browser.get("/")
+            #expect(welcome.html.contains("id=\"welcome.startButton.tap\""))
+            // The idle reset passes, several times over, and the sweeper runs each time.
+            for _ in 0..<4 {
+                harness.clock.advance(.seconds(31))
+                await harness.store.sweep()
+            }
+            #expect(await harness.store.count == 0)
+            let tapped = try await browser.tapStart(on: welcome)
+            #expect(tapped.status == .seeOther && tapped.headers[.location] == "/report/photo")
+            #expect(!tapped.html.contains("This page has expired"))
+            let photo = try await browser.follow(tapped)
+            #expect(photo.status == .ok)
+            #expect(photo.html.contains("id=\"reportFound.progress.label\">Step 1 of 3<"))
+            #expect(photo.html.contains("data-idle-reset=\"30\""))  // the visit's own idle time starts now
+            // And the flow goes on from there.
+            let upload = try await browser.upload("/report/photo", fileName: "rex.png", data: Images.png)
+            #expect(upload.headers[.location] == "/report/photo")
+            #expect(try await browser.post("/report/photo/continue").headers[.location] == "/report/details")
+        }
+    }
+
     @Test func stillHereKeepsTheVisit() async throws {
         let harness = try await KioskHarness(idleReset: .seconds(60))
         try await harness.run { client in
@@ -75,7 +103,7 @@ struct KioskIdleResetTests {
             "kiosk-sweep-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = VisitStore(idleReset: .milliseconds(300), draftsBase: directory)
-        let visit = await store.open(language: .en)
+        let visit = try #require(await store.open(language: .en))
         try visit.drafts.store(Images.png)
         #expect(FileManager.default.fileExists(atPath: visit.drafts.directory.path))
         let sweeper = IdleSweeper(store: store, interval: .milliseconds(100))
@@ -110,16 +138,66 @@ struct KioskIdleResetTests {
         #expect(await store.count == 3)
     }
 
+    /// Opening a visit (a start tap, wherever it comes from) never ends one of a visitor who is mid-report.
+    @Test func aVisitorMidReportIsNeverEndedToMakeRoom() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-bound-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        let store = VisitStore(
+            idleReset: .seconds(120), draftsBase: directory, maximumVisits: 2, clock: clock.kioskClock)
+        let reporting = try #require(await store.open(language: .en))
+        try reporting.drafts.store(Images.png)
+        await store.update(reporting.id) { $0.photoFileName = "rex.png" }
+        #expect(await store.visit(reporting.id)?.hasInput == true)
+        clock.advance(.seconds(60))  // the reporter is now the least recently active
+        for _ in 0..<10 { #expect(await store.open(language: .en) != nil) }
+        #expect(await store.visit(reporting.id) != nil)
+        #expect(FileManager.default.fileExists(atPath: reporting.drafts.directory.path))
+        // Full of visitors with input: nothing more is opened, nobody is ended.
+        let other = try #require(await store.open(language: .en))
+        await store.update(other.id) { $0.photoFileName = "cat.png" }
+        #expect(await store.open(language: .en) == nil)
+        #expect(await store.visit(reporting.id) != nil)
+        #expect(await store.visit(other.id) != nil)
+        // An idle one makes room.
+        clock.advance(.seconds(121))
+        #expect(await store.open(language: .en) != nil)
+    }
+
+    @Test func aFullStationSaysBusyAndEndsNobody() async throws {
+        let harness = try await KioskHarness()
+        try await harness.run { client in
+            var reporters: [Browser] = []
+            let maximum = await harness.store.maximumVisits
+            for _ in 0..<maximum {
+                let browser = Browser(client)
+                try await KioskFlowTests.toDetails(browser)
+                reporters.append(browser)
+            }
+            let welcome = try await client.execute(uri: "/", method: .get)
+            let busy = try await Browser(client).tapStart(on: welcome)
+            #expect(busy.status == .serviceUnavailable && busy.headers[.setCookie] == nil)
+            #expect(busy.html.contains("The station is busy right now."))
+            #expect(await harness.store.count == maximum)
+            for reporter in reporters {
+                #expect(try await reporter.get("/report/details").status == .ok)
+            }
+        }
+    }
+
     @Test func visitsAndSubmittedReportsAreCountedForTheMetricsFile() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "kiosk-count-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let metrics = TestMetrics()
         let store = VisitStore(idleReset: .seconds(120), draftsBase: directory, metrics: metrics)
-        let first = await store.open(language: .en)
-        let second = await store.restart(first.id, language: .en)  // cancelled: a new visit, nothing submitted
-        _ = await store.restart(second.id, language: .en, reference: "R-1")  // submitted
-        #expect(try metrics.expectCounter("petspot_kiosk_visits_total").totalValue == 3)
+        let first = try #require(await store.open(language: .en))
+        await store.end(first.id, reason: "cancelled")  // nothing submitted
+        let second = try #require(await store.open(language: .en))
+        // Submitted: the thank-you page's holder is nobody's visit.
+        #expect(await store.finish(second.id, language: .en, reference: "R-1")?.submittedReference == "R-1")
+        #expect(try metrics.expectCounter("petspot_kiosk_visits_total").totalValue == 2)
         #expect(try metrics.expectCounter("petspot_kiosk_reports_submitted_total").totalValue == 1)
     }
 }
@@ -132,13 +210,62 @@ struct KioskLanguageTests {
             let browser = Browser(client)
             let polish = try await browser.get("/", headers: [.acceptLanguage: "pl-PL,pl;q=0.9,en;q=0.5"])
             #expect(polish.html.contains("<html lang=\"pl\">") && polish.html.contains("Znalazłeś zwierzę?"))
-            try await browser.post("/start")
+            try await browser.follow(try await browser.tapStart(on: polish))
             let errors = try await browser.follow(try await browser.post("/report/photo/continue"))
             #expect(
                 errors.html.contains("Zdjęcie jest wymagane") && errors.html.contains("Popraw pola zaznaczone poniżej"))
             let switched = try await browser.post("/language", [("lang", "en"), ("return", "/report/photo")])
             #expect(switched.headers[.location] == "/report/photo")
             #expect(try await browser.get("/report/photo").html.contains("Upload a clear photo of the pet you found."))
+        }
+    }
+
+    /// The previous visitor switched language, then cancelled or walked away: the next visit starts in the
+    /// station's configured language, not theirs.
+    @Test(arguments: [
+        (KioskSettings.Language.en, KioskSettings.Language.pl, true), (.en, .pl, false), (.pl, .en, true),
+        (.pl, .en, false),
+    ])
+    func aNewVisitStartsInTheConfiguredLanguage(
+        configured: KioskSettings.Language, switched: KioskSettings.Language, cancelled: Bool
+    ) async throws {
+        let harness = try await KioskHarness(idleReset: .seconds(30), language: configured)
+        try await harness.run { client in
+            let previous = Browser(client)
+            try await KioskFlowTests.toDetails(previous)
+            try await previous.post("/language", [("lang", switched.rawValue), ("return", "/report/details")])
+            let switchedPage = try await previous.get("/report/details")
+            #expect(switchedPage.html.contains("<html lang=\"\(switched.rawValue)\">"))
+            if cancelled {
+                #expect(try await previous.post("/report/cancel").headers[.location] == "/")
+            } else {
+                harness.clock.advance(.seconds(31))
+                #expect(await harness.store.sweep() == 1)
+            }
+            // The same browser, as the next person finds it.
+            let welcome = try await previous.get("/")
+            #expect(welcome.html.contains("<html lang=\"\(configured.rawValue)\">"))
+            #expect(welcome.html.contains(KioskStrings.of(configured).welcomeTitle))
+            let photo = try await previous.follow(try await previous.tapStart(on: welcome))
+            #expect(photo.html.contains("<html lang=\"\(configured.rawValue)\">"))
+            #expect(photo.html.contains(KioskStrings.of(configured).photoBody))
+        }
+    }
+
+    /// The welcome page's language buttons need no visit; the visit starts in the chosen language, and the
+    /// page goes back to the station's language after the idle time for the next person.
+    @Test func theWelcomePagesLanguageSwitchNeedsNoVisit() async throws {
+        let harness = try await KioskHarness(idleReset: .seconds(45))
+        try await harness.run { client in
+            let browser = Browser(client)
+            let english = try await browser.get("/")
+            #expect(english.html.contains("<form method=\"get\" action=\"/\" class=\"languages\""))
+            #expect(!english.html.contains("http-equiv=\"refresh\""))
+            let polish = try await browser.get("/?lang=pl")
+            #expect(polish.headers[.setCookie] == nil && polish.html.contains("<html lang=\"pl\">"))
+            #expect(polish.html.contains("<meta http-equiv=\"refresh\" content=\"45;url=/\">"))
+            let photo = try await browser.follow(try await browser.tapStart(on: polish))
+            #expect(photo.html.contains("<html lang=\"pl\">"))
         }
     }
 

@@ -4,11 +4,16 @@ import Mustache
 import PetSpotOutbox
 
 /// `GET /admin/status`: the station's outbox in figures for its operator, on
-/// loopback only (``AdminAccess``), with no personal data. `Accept:
-/// application/json` gets the outbox summary as JSON (for monitoring).
+/// loopback only (``AdminAccess``), with no personal data; and the kiosk's
+/// own figures: open visits, the GPS button's refusals with the account the
+/// daemon saw and what to do (``LocationRefusal``, never on a visitor's
+/// page). `Accept: application/json` gets the outbox summary as JSON (for
+/// monitoring).
 struct AdminRoutes: Sendable {
     let pages: PageRenderer
     let status: @Sendable () async -> StationStatus
+    let store: VisitStore
+    let refusals: LocationRefusals
 
     func register(on router: Router<KioskRequestContext>) {
         router.get("/admin/status") { request, context in await statusPage(request, context) }
@@ -38,7 +43,8 @@ struct AdminRoutes: Sendable {
                     body: .init(byteBuffer: ByteBuffer(bytes: data)))
             }
         }
-        let html = pages.library.render(StationStatusView(status), withTemplate: "admin") ?? ""
+        let view = StationStatusView(status, openVisits: await store.count, refusals: refusals.snapshot)
+        let html = pages.library.render(view, withTemplate: "admin") ?? ""
         return Response(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html)))

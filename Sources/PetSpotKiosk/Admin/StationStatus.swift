@@ -46,11 +46,26 @@ struct StationStatusView: Sendable {
     var rows: [Row]
     var problem: String?
     var readAt: String
+    /// The kiosk's own figures: open visits, the GPS button's refusals.
+    var kiosk: [Row]
+    /// What to do about the last GPS refusal, when there was one.
+    var locationRemedy: String?
 
-    init(_ status: StationStatus) {
+    init(
+        _ status: StationStatus, openVisits: Int = 0,
+        refusals: (count: Int, last: LocationRefusal?) = (0, nil)
+    ) {
         let formatter = ISO8601DateFormatter()
         func time(_ date: Date?) -> String { date.map { formatter.string(from: $0) } ?? "—" }
         readAt = formatter.string(from: status.readAt)
+        kiosk = [
+            Row(id: "visits", label: "Open visits", value: String(openVisits)),
+            Row(id: "locationRefusals", label: "GPS refusals since start", value: String(refusals.count)),
+            Row(
+                id: "locationLastRefusal", label: "Last GPS refusal",
+                value: refusals.last.map { "\(time($0.at)): \($0.summary)" } ?? "—"),
+        ]
+        locationRemedy = refusals.last?.remedy
         switch status.outbox {
         case .failure(let unavailable):
             rows = []

@@ -7,8 +7,6 @@ public struct KioskRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The visitor's visit, as it was when the request arrived (set by ``VisitMiddleware``).
     public var visit: Visit?
-    /// Whether ``visit`` was opened by this request (its cookie must be set).
-    public var openedVisit = false
     /// The posted form, read and checked by ``FormMiddleware`` (POST only).
     public var form: SubmittedForm?
     /// The upload was larger than ``KioskLimits/uploadBytes`` (its body was thrown away).

@@ -44,4 +44,5 @@ extension HTTPField.Name {
     static let kioskFrameOptions = HTTPField.Name("X-Frame-Options")!
     static let kioskPermissionsPolicy = HTTPField.Name("Permissions-Policy")!
     static let kioskCSRFToken = HTTPField.Name("X-CSRF-Token")!
+    static let kioskFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 }

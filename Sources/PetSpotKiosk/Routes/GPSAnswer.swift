@@ -13,9 +13,6 @@ struct GPSAnswer: Codable, Sendable {
     var helper: String?
     var message: String?
     var title: String?
-    var identity: String?
-    var intro: String?
-    var command: String?
 
     init(_ outcome: GPSFillOutcome, language: KioskSettings.Language) {
         let t = KioskStrings.of(language)
@@ -30,9 +27,6 @@ struct GPSAnswer: Codable, Sendable {
             self.outcome = "alert"
             title = alert.title
             message = alert.message
-            identity = alert.identity
-            intro = alert.intro
-            command = alert.command
         case .failed(let failure):
             self.outcome = "failed"
             message = PageBuilder.gpsMessage(t, failure)

@@ -10,8 +10,8 @@ import PetSpotReport
 ///
 /// | route | does |
 /// | --- | --- |
-/// | `GET /` | welcome (or back to the visit's step) |
-/// | `POST /start`, `POST /language` | begin the flow; switch language |
+/// | `GET /` | welcome (or back to the visit's step); `?lang=pl` shows it in that language |
+/// | `POST /start`, `POST /language` | the first tap: start a visit (the only route that opens one); switch language |
 /// | `GET/POST /report/photo`, `POST /report/photo/remove`, `POST /report/photo/continue`, `GET /report/photo/preview` | step 1 |
 /// | `GET/POST /report/details` (`action` = continue, back, gps) | step 2 |
 /// | `GET/POST /report/contact` (`action` = submit, back) | step 3 |
@@ -23,11 +23,15 @@ struct KioskRoutes: Sendable {
     let pages: PageRenderer
     let builder: PageBuilder
     let dependencies: KioskDependencies
+    /// `kiosk.language`: the language of every new visit unless the browser's `Accept-Language` names another.
+    let defaultLanguage: KioskSettings.Language
+    /// The GPS button's refusals, for `/admin/status`.
+    let refusals: LocationRefusals
     let logger: Logger
 
     func register(on router: Router<KioskRequestContext>) {
-        router.get("/") { _, context in await welcome(context) }
-        router.post("/start") { _, context in await start(context) }
+        router.get("/") { request, context in await welcome(request, context) }
+        router.post("/start") { request, context in await start(request, context) }
         router.post("/language") { _, context in await language(context) }
         router.get("/report/photo") { _, context in await photoPage(context) }
         router.post("/report/photo") { request, context in
@@ -62,25 +66,50 @@ struct KioskRoutes: Sendable {
 
     // MARK: Welcome, start, language
 
-    func welcome(_ context: KioskRequestContext) async -> Response {
-        guard let visit = context.visit else { return redirect("/") }
-        if visit.hasContent { return redirect(Self.path(of: visit)) }
-        await store.update(visit.id, touch: false) { $0.submittedReference = nil }
-        return pages.response(builder.welcome(visit))
+    /// The station's language for a new visit: the browser's `Accept-Language`, else `kiosk.language`.
+    func stationLanguage(_ request: Request) -> KioskSettings.Language {
+        LanguageNegotiation.preferred(acceptLanguage: request.headers[.acceptLanguage], fallback: defaultLanguage)
     }
 
-    func start(_ context: KioskRequestContext) async -> Response {
-        guard let id = context.visit?.id else { return redirect("/") }
+    /// The welcome page belongs to no visit: it holds no token and nothing
+    /// on it expires, however long it is shown. A visit in progress goes
+    /// back to its step; the one a thank-you page left (holding only the
+    /// reference) ends here, so the next person starts afresh in the
+    /// station's language.
+    func welcome(_ request: Request, _ context: KioskRequestContext) async -> Response {
+        if let visit = context.visit {
+            if visit.hasContent { return redirect(Self.path(of: visit)) }
+            await store.end(visit.id, reason: "finished")
+        }
+        let station = stationLanguage(request)
+        let chosen = request.uri.queryParameters.get("lang").flatMap(KioskSettings.Language.init(rawValue:))
+        var response = pages.response(builder.welcome(language: chosen ?? station, station: station))
+        if request.cookies[VisitMiddleware.cookieName] != nil { response.setCookie(VisitMiddleware.clearingCookie) }
+        return response
+    }
+
+    /// The visitor's first tap: starts a visit in the language the welcome
+    /// page was shown in. It needs no token (the welcome page has none);
+    /// another site's form is refused before this (``SameOrigin``). A visit
+    /// in progress is never replaced: with its cookie, this goes back to its step.
+    func start(_ request: Request, _ context: KioskRequestContext) async -> Response {
+        if let visit = context.visit, visit.hasContent { return redirect(Self.path(of: visit)) }
+        if let leftover = context.visit { await store.end(leftover.id, reason: "finished") }
+        let language =
+            context.form.flatMap { KioskSettings.Language(rawValue: $0["lang"]) } ?? stationLanguage(request)
+        guard let opened = await store.open(language: language) else {
+            let t = KioskStrings.of(language)
+            var page = builder.welcome(language: language, station: stationLanguage(request))
+            page.toast = t.stationBusy
+            return pages.response(page, status: .serviceUnavailable)
+        }
         let today = dependencies.today()
-        let visit = await store.update(id) { visit in
-            if !visit.hasContent {
-                visit.dateText = today.description
-                visit.flow.details.description.date = today
-            }
-            visit.submittedReference = nil
+        let visit = await store.update(opened.id) { visit in
+            visit.dateText = today.description
+            visit.flow.details.description.date = today
             return visit
         }
-        return redirect(visit.map(Self.path(of:)) ?? "/")
+        return withCookie(redirect(visit.map(Self.path(of:)) ?? "/"), opened)
     }
 
     func language(_ context: KioskRequestContext) async -> Response {
@@ -222,6 +251,7 @@ struct KioskRoutes: Sendable {
                 }
                 return visit
             }
+            if case .permissionAlert(let permission) = outcome { noteRefusal(permission) }
             if (request.headers[.accept] ?? "").contains("application/json") {
                 return GPSAnswer(outcome, language: visit?.language ?? .en).response()
             }
@@ -236,6 +266,15 @@ struct KioskRoutes: Sendable {
             }
             return redirect(moved.map(Self.path(of:)) ?? "/")
         }
+    }
+
+    /// Logs a refused GPS button with what the administrator needs (the
+    /// account, what decided it, what to do) and keeps it for `/admin/status`:
+    /// the visitor's page only says to type the coordinates or ask staff.
+    func noteRefusal(_ permission: PermissionAlert) {
+        let refusal = LocationRefusal(permission)
+        refusals.record(refusal)
+        logger.warning("GPS button refused: \(refusal.summary); to allow it, \(refusal.remedy)")
     }
 
     /// Puts the posted step 2 fields into the visit (no validation; Back keeps them too).
@@ -312,7 +351,9 @@ struct KioskRoutes: Sendable {
         }
         let reference = Self.reference(report.id)
         logger.info("report \(report.id.uuidString.lowercased()) queued (reference \(reference))")
-        let next = await store.restart(id, language: context.visit?.language ?? .en, reference: reference)
+        guard let next = await store.finish(id, language: context.visit?.language ?? .en, reference: reference) else {
+            return redirect("/")
+        }
         return withCookie(redirect("/report/thanks"), next)
     }
 
@@ -333,10 +374,13 @@ struct KioskRoutes: Sendable {
         return pages.response(builder.thanks(visit, reference: reference))
     }
 
+    /// Ends the visit (deleting its draft at once); the welcome page is the next person's, in the station's language.
     func cancel(_ context: KioskRequestContext) async -> Response {
         guard let visit = context.visit else { return redirect("/") }
-        let next = await store.restart(visit.id, language: visit.language)
-        return withCookie(redirect("/"), next)
+        await store.end(visit.id, reason: "cancelled")
+        var response = redirect("/")
+        response.setCookie(VisitMiddleware.clearingCookie)
+        return response
     }
 
     // MARK: Idle reset
@@ -398,8 +442,7 @@ struct KioskRoutes: Sendable {
 
     func withCookie(_ response: Response, _ visit: Visit) -> Response {
         var response = response
-        response.setCookie(
-            Cookie(name: VisitMiddleware.cookieName, value: visit.id, path: "/", httpOnly: true, sameSite: .strict))
+        response.setCookie(VisitMiddleware.cookie(visit))
         return response
     }
 

@@ -20,6 +20,7 @@ extension KioskStrings {
         t.welcomeBody =
             "Zgłoś je tutaj w trzech krótkich krokach: zdjęcie, to, co wiesz o zwierzęciu, i kontakt do Ciebie dla właściciela."
         t.startButton = "Zgłoś znalezione zwierzę"
+        t.stationBusy = "Stanowisko jest teraz zajęte. Spróbuj ponownie za chwilę."
         t.privacyFormat =
             "To wspólny ekran. Wszystko, co wpiszesz, zostanie usunięte po wysłaniu lub anulowaniu albo po {n} sekundach bezczynności."
 
@@ -83,20 +84,16 @@ extension KioskStrings {
         t.gpsOutOfRange = "Otrzymane położenie jest poza zakresem. Wpisz współrzędne ręcznie."
 
         t.deniedTitle = "Brak dostępu do lokalizacji"
-        t.deniedMessage = "To stanowisko nie ma zgody na użycie lokalizacji. Nadal możesz wpisać współrzędne ręcznie."
+        t.deniedMessage =
+            "To stanowisko nie może udostępnić swojej lokalizacji. Wpisz współrzędne albo poproś o pomoc obsługę."
         t.restrictedTitle = "Lokalizacja jest zablokowana"
         t.restrictedMessage =
-            "Administrator nie pozwala temu stanowisku używać lokalizacji. Nadal możesz wpisać współrzędne ręcznie."
+            "To stanowisko nie może udostępnić swojej lokalizacji. Wpisz współrzędne albo poproś o pomoc obsługę."
         t.alertCancel = "Anuluj"
         t.alertGoSettings = "Przejdź do ustawień"
         t.settingsTitle = "Kto może to zmienić?"
         t.settingsNotHere =
-            "Zgody na lokalizację nie można zmienić na tym ekranie. Może ją zmienić tylko administrator stanowiska."
-        t.settingsIdentityFormat = "Program stanowiska działa jako użytkownik {user} (uid {uid})."
-        t.settingsResetIntro =
-            "Administrator uruchamia to polecenie, a potem zezwala na lokalizację, gdy stanowisko zapyta:"
-        t.settingsPolicyIntro =
-            "Decyduje o tym polityka lokalizacji stanowiska. Administrator dodaje wpis [[policy.rules]] dla tego użytkownika w /etc/petspot/locationd.toml i przeładowuje usługę:"
+            "Może to zmienić tylko obsługa stanowiska, nie na tym ekranie. Wpisz współrzędne albo poproś obsługę o pomoc."
         t.alertClose = "Zamknij"
 
         t.contactTitle = "Dane kontaktowe"

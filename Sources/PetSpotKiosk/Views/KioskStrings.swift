@@ -26,6 +26,7 @@ public struct KioskStrings: Sendable {
     public var welcomeBody =
         "Report it here in three short steps: a photo, what you know about the animal, and how the owner can reach you."
     public var startButton = "Report a found pet"
+    public var stationBusy = "The station is busy right now. Please try again in a moment."
     public var privacyFormat =
         "This is a shared screen. Everything you enter is deleted when you submit or cancel, or after {n} seconds without activity."
 
@@ -95,19 +96,15 @@ public struct KioskStrings: Sendable {
     // MARK: Permission alert
     public var deniedTitle = "Location access denied"
     public var deniedMessage =
-        "This station is not allowed to use its location. You can still enter the coordinates by hand."
+        "This station cannot share its location. Please type the coordinates, or ask a member of staff."
     public var restrictedTitle = "Location is restricted"
     public var restrictedMessage =
-        "An administrator does not allow this station to use its location. You can still enter the coordinates by hand."
+        "This station cannot share its location. Please type the coordinates, or ask a member of staff."
     public var alertCancel = "Cancel"
     public var alertGoSettings = "Go Settings"
     public var settingsTitle = "Who can change this?"
     public var settingsNotHere =
-        "Location permission cannot be changed on this screen. Only the station's administrator can change it."
-    public var settingsIdentityFormat = "This station's program runs as user {user} (uid {uid})."
-    public var settingsResetIntro = "The administrator runs this command, then allows location when the station asks:"
-    public var settingsPolicyIntro =
-        "The station's location policy decides this. The administrator adds a [[policy.rules]] entry for this user to /etc/petspot/locationd.toml and reloads the service:"
+        "Only the station's staff can change this, not on this screen. Please type the coordinates, or ask a member of staff for help."
     public var alertClose = "Close"
 
     // MARK: Step 3: contact (seed 004)

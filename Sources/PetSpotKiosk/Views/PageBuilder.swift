@@ -1,4 +1,5 @@
 import Foundation
+import PetSpotKioskConfiguration
 import PetSpotLocation
 import PetSpotReport
 
@@ -33,10 +34,19 @@ public struct PageBuilder: Sendable {
 
     // MARK: Pages
 
-    /// The welcome page.
-    public func welcome(_ visit: Visit) -> PageView {
-        var page = frame(visit, title: \.appTitle, path: "/", remaining: nil)
-        page.welcome = WelcomeView(privacy: page.t.privacyFormat.filling(Int(idleReset.components.seconds)))
+    /// The welcome page, in `language`; `station` is the language a new visit starts in.
+    ///
+    /// It belongs to no visit (no token, nothing to expire); the start button
+    /// sends the page's language. Shown in another language than the
+    /// station's, it goes back to the station's after the idle time, for the
+    /// next person.
+    public func welcome(language: KioskSettings.Language, station: KioskSettings.Language) -> PageView {
+        let t = KioskStrings.of(language)
+        var page = PageView(t: t, title: t.appTitle, csrf: "", path: "/")
+        page.languageByLink = true
+        page.welcome = WelcomeView(
+            privacy: t.privacyFormat.filling(Int(idleReset.components.seconds)), language: language.rawValue)
+        if language != station { page.backToDefault = Refresh(after: max(1, Int(idleReset.components.seconds))) }
         return page
     }
 
@@ -128,8 +138,7 @@ public struct PageBuilder: Sendable {
         }
         var gpsHelper: String?
         var gpsError: String?
-        var alert = AlertView(
-            open: false, settings: false, title: "", message: "", identity: "", intro: "", command: "")
+        var alert = AlertView(open: false, settings: false, title: "", message: "")
         switch visit.gps {
         case .filled(let accuracy, let horizontalAccuracy):
             gpsHelper = Self.gpsHelper(t, accuracy: accuracy, horizontalAccuracy: horizontalAccuracy)
@@ -245,18 +254,14 @@ public struct PageBuilder: Sendable {
         }
     }
 
-    /// The permission alert, with "who can change it" from the identity the daemon reported.
+    /// The permission alert, in words for the public: the station cannot share its location; type the
+    /// coordinates or ask staff. The account, uid and the administrator's command never reach a visitor's
+    /// page (``LocationRefusal`` takes them to the log and `/admin/status`).
     public static func alert(_ t: KioskStrings, _ permission: PermissionAlert, settings: Bool) -> AlertView {
         let restricted = permission.status == .restricted
-        let user = permission.client?.user ?? permission.client.map { String($0.uid) } ?? "petspot-kiosk"
-        let uid = permission.client.map { String($0.uid) } ?? "?"
-        let byPolicy = restricted || permission.decidedBy == .rule || permission.decidedBy == .default
         return AlertView(
             open: true, settings: settings, title: restricted ? t.restrictedTitle : t.deniedTitle,
-            message: restricted ? t.restrictedMessage : t.deniedMessage,
-            identity: t.settingsIdentityFormat.filling(["user": user, "uid": uid]),
-            intro: byPolicy ? t.settingsPolicyIntro : t.settingsResetIntro,
-            command: byPolicy ? "sudo systemctl reload petspot-locationd" : PermissionAlert.resetCommand(user: user))
+            message: restricted ? t.restrictedMessage : t.deniedMessage)
     }
 
     /// "840 KB", "2.4 MB".

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Mustache
+import PetSpotKioskConfiguration
 
 /// The page templates and static files, loaded once at start from the
 /// module's resources, and the HTML answers built from them.
@@ -62,11 +63,13 @@ public struct PageRenderer: Sendable {
         return Response(status: .ok, headers: [.contentType: file.contentType], body: .init(byteBuffer: file.bytes))
     }
 
-    /// 403 "This page has expired": a POST whose token does not match (a
-    /// page from before an idle reset, or another site's form).
-    public func expired(visit: Visit) -> Response {
-        let t = KioskStrings.of(visit.language)
-        var page = PageView(t: t, title: t.expiredTitle, csrf: visit.csrfToken, path: "/")
+    /// 403 "This page has expired": a POST whose token does not match or
+    /// whose visit has ended (a page from before an idle reset), or another
+    /// site's form. The page holds no token: it only leads to the welcome page.
+    public func expired(language: KioskSettings.Language) -> Response {
+        let t = KioskStrings.of(language)
+        var page = PageView(t: t, title: t.expiredTitle, csrf: "", path: "/")
+        page.languageByLink = true
         page.expired = true
         return response(page, status: .forbidden)
     }

@@ -24,6 +24,13 @@ public struct PageView: Sendable {
     public var thanks: ThanksView?
     public var stillThere: StillThereView?
     public var expired = false
+    /// The language switch is a plain link to the welcome page in that
+    /// language (`GET /?lang=pl`) instead of a POST: the page belongs to no
+    /// visit (the welcome and "expired" pages).
+    public var languageByLink = false
+    /// Seconds after which a welcome page shown in a language other than
+    /// the station's default goes back to it (for the next person).
+    public var backToDefault: Refresh?
 
     public init(t: KioskStrings, title: String, csrf: String, path: String) {
         self.t = t
@@ -36,6 +43,11 @@ public struct PageView: Sendable {
                 id: "languageSwitch.\(language.rawValue).tap", current: language.rawValue == t.language)
         }
     }
+}
+
+/// A page that goes to `/` by itself after ``after`` seconds.
+public struct Refresh: Sendable {
+    public var after: Int
 }
 
 public struct LanguageOption: Sendable {
@@ -74,6 +86,8 @@ public struct IdleView: Sendable {
 
 public struct WelcomeView: Sendable {
     public var privacy: String
+    /// The language the visit starts in (the page's), sent with the start button.
+    public var language: String
 }
 
 /// Step 1.
@@ -123,15 +137,13 @@ public struct ChoiceView: Sendable {
     public var selected: Bool
 }
 
-/// The permission alert (denied / restricted).
+/// The permission alert (denied / restricted), in words for the public: no
+/// account, uid, command or path (those go to the log and `/admin/status`).
 public struct AlertView: Sendable {
     public var open: Bool
     public var settings: Bool
     public var title: String
     public var message: String
-    public var identity: String
-    public var intro: String
-    public var command: String
 }
 
 /// Step 3.

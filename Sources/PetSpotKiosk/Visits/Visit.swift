@@ -48,6 +48,15 @@ public struct Visit: Sendable {
     public var hasContent: Bool {
         flow != FoundPetFlow() || !dateText.isEmpty || photoFileName != nil
     }
+
+    /// Whether the visitor has done anything since the start: a photo (or a
+    /// refused one), a step past the first, a field typed. Such a visit is
+    /// never ended to make room for another (``VisitStore/open(language:)``).
+    public var hasInput: Bool {
+        var started = FoundPetFlow()
+        started.details.description.date = flow.details.description.date
+        return flow != started || photoFileName != nil
+    }
 }
 
 /// What a page shows once, after a POST redirected to it.

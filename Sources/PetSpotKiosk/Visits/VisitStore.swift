@@ -8,8 +8,11 @@ import PetSpotReport
 ///
 /// A visit ends, and everything of it is deleted (its state and its photo
 /// draft directory), when the visitor submits or cancels, or after
-/// ``idleReset`` without activity. The store holds at most
-/// ``maximumVisits``; opening one more ends the least recently active.
+/// ``idleReset`` without activity. A visit is opened only by the visitor's
+/// first tap ("Report a found pet"), never by a page load. The store holds
+/// at most ``maximumVisits``; opening one more ends the least recently
+/// active visit that holds no input, and never one of a visitor who is
+/// mid-report (``Visit/hasInput``).
 public actor VisitStore {
     /// Seconds of inactivity after which a visit is wiped.
     public let idleReset: Duration
@@ -71,8 +74,27 @@ public actor VisitStore {
     }
 
     /// Opens a new visit in `language`.
-    public func open(language: KioskSettings.Language) -> Visit {
-        while visits.count >= maximumVisits, let oldest = visits.values.min(by: { $0.lastActivity < $1.lastActivity }) {
+    ///
+    /// When the store is full, idle visits are ended first, then the least
+    /// recently active visit without input. A visitor who is mid-report is
+    /// never ended for another: when every held visit has input, nothing
+    /// is opened.
+    /// - Returns: the visit, or `nil` when the store is full of visits with input.
+    public func open(language: KioskSettings.Language) -> Visit? {
+        guard let visit = make(language: language) else { return nil }
+        opened.increment()
+        return visit
+    }
+
+    private func make(language: KioskSettings.Language) -> Visit? {
+        if visits.count >= maximumVisits { sweep() }
+        while visits.count >= maximumVisits {
+            guard
+                let oldest = visits.values.filter({ !$0.hasInput }).min(by: { $0.lastActivity < $1.lastActivity })
+            else {
+                logger.warning("a visit was not opened: \(visits.count) visits are mid-report")
+                return nil
+            }
             end(oldest.id, reason: "too many visits")
         }
         let draftID = UUID()
@@ -81,7 +103,6 @@ public actor VisitStore {
         let visit = Visit(
             id: Token.make(), csrfToken: Token.make(), language: language, drafts: drafts, now: clock.now())
         visits[visit.id] = visit
-        opened.increment()
         return visit
     }
 
@@ -180,13 +201,14 @@ public struct KioskClock: Sendable {
 }
 
 extension VisitStore {
-    /// Ends visit `id` (deleting its draft) and opens a fresh one in the same
-    /// language for the next person, holding only `reference` for the
-    /// thank-you page.
-    public func restart(_ id: String, language: KioskSettings.Language, reference: String? = nil) -> Visit {
-        end(id, reason: reference == nil ? "cancelled" : "submitted")
-        if reference != nil { submitted.increment() }
-        var visit = open(language: language)
+    /// Ends visit `id` (deleting its draft) after a submit, and opens one
+    /// that holds only `reference` for the thank-you page, in the visitor's
+    /// `language`. It holds no input: the welcome page ends it, and the next
+    /// person's visit starts at their own tap.
+    public func finish(_ id: String, language: KioskSettings.Language, reference: String) -> Visit? {
+        end(id, reason: "submitted")
+        submitted.increment()
+        guard var visit = make(language: language) else { return nil }
         visit.submittedReference = reference
         visits[visit.id] = visit
         return visit

@@ -120,9 +120,6 @@
         } else if (answer.outcome === "alert") {
           byId("permissionAlert.title").textContent = answer.title;
           byId("permissionAlert.message").textContent = answer.message;
-          byId("permissionAlert.identity.text").textContent = answer.identity;
-          byId("permissionAlert.intro.text").textContent = answer.intro;
-          byId("permissionAlert.command.text").textContent = answer.command;
           byId("permissionAlert.settingsHelp").hidden = true;
           byId("permissionAlert.goSettingsButton.tap").hidden = false;
           alertBox.hidden = false;
