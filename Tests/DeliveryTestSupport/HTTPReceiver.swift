@@ -55,7 +55,7 @@ public final class HTTPReceiver: @unchecked Sendable {
         if let token { arguments += ["--token", token] }
         let child = try ChildProcess("/usr/bin/env", ["python3"] + arguments)
         process = child
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: directory.file("port"), encoding: .utf8), let number = Int(text) {
                 port = number

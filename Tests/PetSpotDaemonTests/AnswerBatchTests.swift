@@ -15,7 +15,7 @@ import TestSupport
 /// audit write (``AnswerBatch``): still, no answer reaches its client
 /// before its audit record is in the file, and a connection's answers keep
 /// their order.
-@Suite("Answers batched per event-loop pass are audited before they are sent", .timeLimit(.minutes(1)))
+@Suite("Answers batched per event-loop pass are audited before they are sent", .timeLimit(.minutes(5)))
 struct AnswerBatchTests {
     static let configuration = """
         [source]

@@ -44,7 +44,7 @@ import Testing
         #expect(try gauge("petspot_source_connected") == 1)
         #expect(try gauge("petspot_source_has_fix") == 1)
         #expect(try gauge("petspot_source_fix_mode") == 3)
-        #expect(try #require(try gauge("petspot_source_fix_age_seconds")) < 5)
+        #expect(try #require(try gauge("petspot_source_fix_age_seconds")) < 30)
         #expect(try total("petspot_source_fixes_total") == 2)
         #expect(try total("petspot_source_rejected_total") == 1)
         #expect(try gauge("petspot_clients") == 1)

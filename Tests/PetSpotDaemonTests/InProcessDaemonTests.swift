@@ -11,7 +11,7 @@ import TestSupport
 
 /// The daemon's services run in this process (no binary), spoken to in raw
 /// JSON-RPC lines over its real socket.
-@Suite("The daemon in-process, over its socket", .timeLimit(.minutes(1)))
+@Suite("The daemon in-process, over its socket", .timeLimit(.minutes(5)))
 struct InProcessDaemonTests {
     static let latitude = -33.8688
     static let longitude = 151.2093
@@ -68,7 +68,7 @@ struct InProcessDaemonTests {
 
             // SIGTERM's path: the connected client is let go, the socket file removed.
             try await daemon.stop()
-            #expect(try await onOwnThread { socket.waitForClose(timeout: 5) })
+            #expect(try await onOwnThread { socket.waitForClose(timeout: 30) })
             #expect(access(daemon.socketPath, F_OK) != 0 && errno == ENOENT)
             #expect(throws: RawSocket.Failure.self) { try RawSocket(path: daemon.socketPath) }
         } catch {

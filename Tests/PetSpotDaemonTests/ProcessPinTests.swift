@@ -35,7 +35,7 @@ import TestSupport
     @Test func item13_anExecAfterAcceptUnpinsTheExecutable() throws {
         let root = try TemporaryDirectory()
         defer { root.remove() }
-        let child = try ChildProcess("/bin/sleep", ["30"])
+        let child = try ChildProcess("/bin/sleep", ["600"])
         defer { child.terminate() }
         let pid = child.process.processIdentifier
         try Self.fakeProc(root, pid: pid, start: 100, exe: "/usr/bin/python3")
@@ -50,7 +50,7 @@ import TestSupport
     @Test func item13_aReusedPidIsNotThePinnedProcess() throws {
         let root = try TemporaryDirectory()
         defer { root.remove() }
-        let child = try ChildProcess("/bin/sleep", ["30"])
+        let child = try ChildProcess("/bin/sleep", ["600"])
         defer { child.terminate() }
         let pid = child.process.processIdentifier
         try Self.fakeProc(root, pid: pid, start: 100, exe: "/usr/bin/x")
@@ -61,13 +61,13 @@ import TestSupport
     }
 
     @Test func item13_anExitedProcessIsNotPinned() throws {
-        let child = try ChildProcess("/bin/sleep", ["30"])
+        let child = try ChildProcess("/bin/sleep", ["600"])
         let pid = child.process.processIdentifier
         let pin = ProcessPin(descriptor: -1, pid: pid)
         let executable = PeerIdentityResolver().executable(pid: pid)
         #expect(pin.confirms(executable: executable))
         child.signal(SIGKILL)
-        _ = child.wait(timeout: 10)
+        _ = child.wait(timeout: 60)
         #expect(!pin.confirms(executable: executable))
     }
 }

@@ -181,9 +181,10 @@ struct ReceiverDeliveryTests {
         let harness = try DeliveryHarness(photoSize: 1 << 20)
         defer { harness.remove() }
         // The slow answer comes after the backend stored the report: its retry is a duplicate (409).
-        try harness.receiver.plan(#"{"sequence": [{"do": "reset"}, {"do": "slow", "seconds": 4}]}"#)
+        // The limit leaves room for a loaded machine's ordinary answers; the slow one is far past it.
+        try harness.receiver.plan(#"{"sequence": [{"do": "reset"}, {"do": "slow", "seconds": 60}]}"#)
         let reports = try await harness.enqueue(2)
-        let result = try await harness.sender(harness.configuration(timeout: 1.5)).drain(within: 30)
+        let result = try await harness.sender(harness.configuration(timeout: 6)).drain(within: 60)
         #expect(result.undelivered == 0)
         let requests = harness.receiver.requests()
         #expect(requests.count == 4)
@@ -221,7 +222,7 @@ struct ReceiverDeliveryTests {
             "\(states)")
         try harness.receiver.start()
         // Everything is delivered within one backoff cap (5 simulated minutes) after the outage.
-        let delivered = await eventually(within: .seconds(20), every: .milliseconds(100)) {
+        let delivered = await eventually(within: .seconds(60), every: .milliseconds(100)) {
             ((try? await harness.outbox.summary().delivered) ?? 0) == 5
         }
         #expect(delivered)
@@ -260,13 +261,16 @@ struct ReceiverDeliveryTests {
         defer { harness.remove() }
         let reports = try await harness.enqueue(2)
         try FileManager.default.removeItem(atPath: harness.tokenFile)
-        _ = try await harness.sender(harness.configuration()).drain(within: 0.5)
+        // One attempt each: the retry is due past the pass's end, so the pass ends after it (not at a clock).
+        _ = try await harness.sender(harness.configuration(retryInitial: 120, retryMax: 120)).drain(within: 60)
         var entries = try await harness.entries()
         #expect(entries[reports[0].key]?.state == .pending)
         #expect(entries[reports[0].key]?.lastError?.contains("cannot read the token file") == true)
         #expect(harness.receiver.requests().isEmpty)
         try "wrong-token".write(toFile: harness.tokenFile, atomically: true, encoding: .utf8)
-        _ = try await harness.sender(harness.configuration()).drain(within: 10)
+        // Still waiting (pending), so the operator's retry makes them due now rather than in two minutes.
+        for report in reports { try await harness.outbox.retry(report.key) }
+        _ = try await harness.sender(harness.configuration()).drain(within: 60)
         entries = try await harness.entries()
         #expect(entries[reports[0].key]?.state == .rejected && entries[reports[0].key]?.lastStatus == 401)
     }

@@ -31,9 +31,10 @@ func startWaiting(
 }
 
 /// The outcome of a request, or `nil` when it did not end within `limit`
-/// (then the request is cancelled so the test cannot hang).
+/// (then the request is cancelled so the test cannot hang). The default is
+/// generous: a loaded machine may be slow, and a passing test never waits for it.
 func outcome(
-    of task: Task<Result<LocationFix, LocationError>, Never>, within limit: Duration = .seconds(5)
+    of task: Task<Result<LocationFix, LocationError>, Never>, within limit: Duration = .seconds(60)
 ) async -> Result<LocationFix, LocationError>? {
     await withTaskGroup(of: Result<LocationFix, LocationError>?.self) { group in
         group.addTask { await task.value }
@@ -48,12 +49,13 @@ func outcome(
     }
 }
 
-/// The next element of `stream`, or `nil` when none arrives within `limit`.
+/// The next element of `stream`, or `nil` when none arrives within `limit`
+/// (by default a bound against a hang, generous for a loaded machine).
 ///
 /// A timeout cancels the read, which ends the stream: use a short limit
 /// only as the last read of a stream.
 func next(
-    _ stream: AsyncThrowingStream<LocationFix, any Error>, within limit: Duration = .seconds(5)
+    _ stream: AsyncThrowingStream<LocationFix, any Error>, within limit: Duration = .seconds(60)
 ) async -> LocationFix? {
     await withTaskGroup(of: LocationFix?.self) { group in
         group.addTask {

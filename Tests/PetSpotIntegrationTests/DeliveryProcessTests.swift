@@ -73,7 +73,7 @@ final class Station: @unchecked Sendable {
 struct DeliveryProcessTests {
     /// Waits until the receiver logged a request with `outcome`.
     private func waitForRequest(_ station: Station, outcome: String, count: Int = 1) async -> Bool {
-        await eventually(within: .seconds(30), every: .milliseconds(20)) {
+        await eventually(within: .seconds(60), every: .milliseconds(20)) {
             station.receiver.requests().filter { $0.outcome == outcome }.count >= count
         }
     }
@@ -105,7 +105,7 @@ struct DeliveryProcessTests {
         // 3: a clean run delivers everything; the first report's second upload is a duplicate (409).
         station.receiver.release()
         try station.receiver.plan(#"{"sequence": []}"#)
-        let run = try station.report(["send", "--config", station.config, "--once", "--within", "30"])
+        let run = try station.report(["send", "--config", station.config, "--once", "--within", "60"], timeout: 120)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("3 delivered, 0 pending, 0 rejected"), "\(run.stderr)")
         let entries = try await station.entries()

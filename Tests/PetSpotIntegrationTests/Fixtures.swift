@@ -12,11 +12,13 @@ enum Fixtures {
         ]}
         """
 
-    /// Fixes every 50 ms, ~5.6 m apart, going north forever.
+    /// Fixes every 50 ms, ~5.6 m apart, going north forever (the path is
+    /// long, 500 s, so that no test sees the jump back of a loop however
+    /// late a loaded machine makes it start watching).
     static let walk = """
         {"loop": true, "steps": [
-          {"path": {"from": {"latitude": 10.0, "longitude": 20.0}, "to": {"latitude": 10.005, "longitude": 20.0},
-                    "count": 100, "interval": 0.05, "horizontalAccuracy": 5}}
+          {"path": {"from": {"latitude": 10.0, "longitude": 20.0}, "to": {"latitude": 10.5, "longitude": 20.0},
+                    "count": 10000, "interval": 0.05, "horizontalAccuracy": 5}}
         ]}
         """
 
@@ -49,13 +51,13 @@ extension Dictionary where Key == String, Value == Any {
 
 extension RawSocket {
     /// Sends one line and reads one JSON object back.
-    func callLine(_ line: String, timeout: Double = 15) throws -> [String: Any] {
+    func callLine(_ line: String, timeout: Double = 60) throws -> [String: Any] {
         try send(line + "\n")
         return try readObject(timeout: timeout)
     }
 
     /// Reads one JSON object.
-    func readObject(timeout: Double = 15) throws -> [String: Any] {
+    func readObject(timeout: Double = 60) throws -> [String: Any] {
         let value = try readJSON(timeout: timeout)
         guard let object = value as? [String: Any] else {
             throw RawSocket.Failure.timedOut("an object, got \(value)")

@@ -33,7 +33,7 @@ struct GpsdDaemonTests {
             let gpsfake = try ChildProcess(
                 "/usr/bin/python3",
                 [
-                    "-c", Self.cleanSignals, "/usr/bin/timeout", "-k", "3", "60", "/usr/bin/gpsfake", "-p", "-t", "-c",
+                    "-c", Self.cleanSignals, "/usr/bin/timeout", "-k", "3", "300", "/usr/bin/gpsfake", "-p", "-t", "-c",
                     "0.2",
                     "-s", "38400", "-P", "\(port)", capture,
                 ])
@@ -42,7 +42,7 @@ struct GpsdDaemonTests {
                 gpsfake.wait(timeout: 10)
             }
             // gpsd is up once gpsfake's own watcher prints gpsd's first report.
-            guard gpsfake.waitForStdout(containing: #"{"class":"TPV""#, timeout: 30) else {
+            guard gpsfake.waitForStdout(containing: #"{"class":"TPV""#, timeout: 120) else {
                 if attempt < 3 { continue }
                 Issue.record("gpsfake never fed gpsd: \(gpsfake.errors())")
                 return
@@ -50,7 +50,7 @@ struct GpsdDaemonTests {
             let daemon = try DaemonProcess(
                 source: "[source]\nkind = \"gpsd\"\n[source.gpsd]\nport = \(port)\nreconnect_max = 1\n")
             defer { daemon.stop() }
-            let run = try daemon.cli(["get", "--json", "--max-age", "2", "--timeout", "20"], timeout: 40)
+            let run = try daemon.cli(["get", "--json", "--max-age", "2", "--timeout", "20"], timeout: 90)
             if run.status != 0, attempt < 3, !gpsfake.isRunning { continue }  // gpsfake's rare "Test timed out"
             #expect(run.status == 0, "\(run.stderr)\ngpsfake: \(gpsfake.errors())")
             let fix = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])

@@ -51,7 +51,7 @@ struct MetricsExporterTests {
         #expect(refused.status != 0)
         #expect(try daemon.cli(["status", "--json"], timeout: 30).status == 0)
 
-        let exposition = exporter.poll(within: 30) { text in
+        let exposition = exporter.poll(within: 90) { text in
             NodeExporter.sample(text, "petspot_source_fixes_total") == 4
                 && NodeExporter.sample(text, #"petspot_requests_total{method="daemon.status",outcome="ok"}"#) == 1
         }
@@ -113,7 +113,7 @@ struct MetricsExporterTests {
             server.wait(timeout: 20)
         }
         let query = "http://127.0.0.1:\(port)/api/v1/query?query=petspot_source_fix_age_seconds"
-        let answer = loopbackPoll(query, within: 60) { $0.contains(#""result":[{"#) }
+        let answer = loopbackPoll(query, within: 120) { $0.contains(#""result":[{"#) }
         let body = try #require(
             answer, "prometheus never had the fix age:\n\(loopbackGet(query) ?? "(nothing)")\n\(server.errors())")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
@@ -154,13 +154,24 @@ struct MetricsExporterTests {
             kiosk.signal(SIGTERM)
             kiosk.wait(timeout: 10)
         }
-        try #require(kiosk.waitForStderr(containing: "serving on", timeout: 30), "\(kiosk.errors())")
+        try #require(kiosk.waitForStderr(containing: "serving on", timeout: 60), "\(kiosk.errors())")
         let exporter = try NodeExporter(collector: directory.path)
         defer { exporter.stop() }
-        // Two people at the screen: each first page opens a visit.
+        // Two people at the screen: each tap on the welcome page (POST /start) opens a visit.
         #expect(loopbackGet("http://127.0.0.1:\(port)/") != nil)
-        #expect(loopbackGet("http://127.0.0.1:\(port)/") != nil)
-        let exposition = exporter.poll(within: 30) { NodeExporter.sample($0, "petspot_kiosk_visits_total") == 2 }
+        let tap = """
+            import http.client, sys
+            c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
+            c.request("POST", "/start", body="", headers={"Content-Type": "application/x-www-form-urlencoded"})
+            print(c.getresponse().status)
+            """
+        for _ in 0..<2 {
+            let run = try ChildProcess.run("/usr/bin/python3", ["-c", tap, String(port)], timeout: 60)
+            #expect(
+                run.status == 0 && (Int(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 500) < 400,
+                "\(run)")
+        }
+        let exposition = exporter.poll(within: 90) { NodeExporter.sample($0, "petspot_kiosk_visits_total") == 2 }
         let text = try #require(
             exposition, "node_exporter never served the kiosk's figures:\n\(exporter.scrape() ?? "(nothing)")")
         #expect(NodeExporter.sample(text, "node_textfile_scrape_error") == 0)

@@ -47,15 +47,23 @@ struct NMEAConsumerTests {
             files: ["station.json": scenario])
     }
 
-    /// Reads the NMEA socket (as `user`, if given) for up to `seconds`; what arrived.
-    static func read(_ socket: String, as user: TestUsers.User? = nil, seconds: Double = 3) throws -> String {
+    /// Reads the NMEA socket (as `user`, if given) for up to `seconds`, or
+    /// until every sentence in `until` has arrived whole (then at once: a
+    /// loaded machine may take long to send them, and only an absence needs
+    /// the whole window); what arrived.
+    static func read(
+        _ socket: String, as user: TestUsers.User? = nil, seconds: Double = 3, until sentences: [String] = []
+    ) throws -> String {
         let script = """
             import socket, sys, time
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(sys.argv[1])
             s.settimeout(0.2)
+            wanted = [w.encode() for w in sys.argv[3:]]
             data, end = b"", time.time() + float(sys.argv[2])
             while time.time() < end:
+                if wanted and data.endswith(b"\\n") and all(w in data for w in wanted):
+                    break
                 try:
                     chunk = s.recv(4096)
                 except socket.timeout:
@@ -65,7 +73,7 @@ struct NMEAConsumerTests {
                 data += chunk
             sys.stdout.write(data.decode())
             """
-        let command = ["/usr/bin/python3", "-c", script, socket, String(seconds)]
+        let command = ["/usr/bin/python3", "-c", script, socket, String(seconds)] + sentences
         let run =
             if let user {
                 try ChildProcess.run("/usr/bin/setpriv", TestUsers.asUser(user, command), timeout: seconds + 20)
@@ -104,10 +112,10 @@ struct NMEAConsumerTests {
         chmod(daemon.directory.path, 0o755)
         let socket = daemon.directory.file("nmea.sock")
         let probe = try ChildProcess.run(
-            "/usr/bin/setpriv", TestUsers.asUser(denied, ["/usr/bin/test", "-w", socket]), timeout: 20)
+            "/usr/bin/setpriv", TestUsers.asUser(denied, ["/usr/bin/test", "-w", socket]), timeout: 60)
         try #require(probe.status == 0, "the denied user cannot even reach the socket: the test would prove nothing")
 
-        let full = try Self.read(socket)
+        let full = try Self.read(socket, seconds: 60, until: ["$GPGGA,", "$GPRMC,", "$GPGSA,"])
         let position = try #require(Self.firstGGA(full), "no GGA: \(full)")
         #expect(abs(position.latitude - Self.latitude) < 1e-5 && abs(position.longitude - Self.longitude) < 1e-5)
         #expect(full.contains("$GPRMC,") && full.contains("$GPGSA,A,3,"))
@@ -115,8 +123,10 @@ struct NMEAConsumerTests {
         #expect(try Self.read(socket, as: denied, seconds: 2).isEmpty, "a denied consumer got sentences")
 
         // The reduced consumer sees what a reduced location.get gets: the same snapped cell centre.
-        let snapped = try #require(Self.firstGGA(try Self.read(socket, as: reduced)), "no GGA for the reduced consumer")
-        let get = try TestUsers.cli(reduced, ["get", "--json", "--socket", daemon.socketPath], timeout: 30)
+        let snapped = try #require(
+            Self.firstGGA(try Self.read(socket, as: reduced, seconds: 60, until: ["$GPGGA,"])),
+            "no GGA for the reduced consumer")
+        let get = try TestUsers.cli(reduced, ["get", "--json", "--socket", daemon.socketPath], timeout: 60)
         let fix = try #require(
             try JSONSerialization.jsonObject(with: Data(get.stdout.utf8)) as? [String: Any], "\(get.stderr)")
         #expect(fix["accuracy"] as? String == "reduced")
@@ -137,13 +147,17 @@ struct NMEAConsumerTests {
         let socket = daemon.directory.file("nmea.sock")
         let holder = try ChildProcess("/usr/bin/python3", ["-c", Self.readUntilEOF, socket])
         defer { holder.terminate() }
-        try #require(holder.waitForStdout(containing: "reading", timeout: 20), "no sentence: \(holder.errors())")
+        try #require(holder.waitForStdout(containing: "reading", timeout: 60), "no sentence: \(holder.errors())")
         #expect(try Self.read(socket, seconds: 2).isEmpty, "a second consumer got sentences past max_clients = 1")
         #expect(!holder.output().contains("eof"), "the first consumer lost its connection")
         // Once the first leaves, the slot is free again (as soon as the daemon has seen it leave).
         holder.terminate()
         var again = ""
-        for _ in 0..<5 where !again.contains("$GPGGA,") { again = try Self.read(socket, seconds: 2) }
+        let deadline = Date().addingTimeInterval(60)
+        while !again.contains("$GPGGA,"), Date() < deadline {
+            // Refused, a consumer is let go at once; admitted, it reads until the first GGA.
+            again = try Self.read(socket, seconds: 10, until: ["$GPGGA,"])
+        }
         #expect(again.contains("$GPGGA,"), "the slot was not freed")
     }
 
@@ -171,7 +185,7 @@ struct NMEAConsumerTests {
         let reader = try ChildProcess(
             "/usr/bin/python3", ["-c", Self.readUntilEOF, daemon.directory.file("nmea.sock")])
         defer { reader.terminate() }
-        try #require(reader.waitForStdout(containing: "reading", timeout: 20), "no sentence: \(reader.errors())")
+        try #require(reader.waitForStdout(containing: "reading", timeout: 60), "no sentence: \(reader.errors())")
         // The same file without the rule that authorized root.
         let configuration = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         let withoutRoot = configuration.replacingOccurrences(
@@ -179,7 +193,7 @@ struct NMEAConsumerTests {
         try #require(withoutRoot != configuration)
         try withoutRoot.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         daemon.child.signal(SIGHUP)
-        #expect(reader.waitForStdout(containing: "eof", timeout: 20), "still reading after the reload")
+        #expect(reader.waitForStdout(containing: "eof", timeout: 60), "still reading after the reload")
         let audit = try String(contentsOfFile: daemon.directory.file("state/audit.jsonl"), encoding: .utf8)
         #expect(audit.contains(#""method":"location.watchEnded""#))
     }
@@ -200,11 +214,8 @@ struct NMEAConsumerTests {
             bridge.signal(SIGTERM)
             bridge.wait(timeout: 10)
         }
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: pty), waited < 100 {
-            usleep(50_000)
-            waited += 1
-        }
+        let made = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: pty), Date() < made { usleep(50_000) }
         try #require(FileManager.default.fileExists(atPath: pty), "socat made no pty: \(bridge.errors())")
         let port = freeLoopbackPort()
         // -b: read-only, never writes probe strings to what it takes for a serial device.
@@ -216,8 +227,9 @@ struct NMEAConsumerTests {
             gpsd.wait(timeout: 10)
         }
         var report: [String: Any]?
-        for _ in 0..<10 where report == nil {
-            let pipe = try ChildProcess.run("/usr/bin/gpspipe", ["-w", "-n", "12", "127.0.0.1:\(port)"], timeout: 20)
+        let deadline = Date().addingTimeInterval(120)
+        while report == nil, Date() < deadline {
+            let pipe = try ChildProcess.run("/usr/bin/gpspipe", ["-w", "-n", "12", "127.0.0.1:\(port)"], timeout: 30)
             report =
                 pipe.stdout.split(whereSeparator: \.isNewline).lazy.compactMap { line -> [String: Any]? in
                     guard line.hasPrefix(#"{"class":"TPV""#),
@@ -346,15 +358,17 @@ struct NMEAConsumerTests {
             agent.wait(timeout: 10)
         }
         // The agent registers once GeoClue owns its name.
-        var registered = false
-        for _ in 0..<3 where !registered {
-            registered = agent.waitForStdout(containing: "agent registered", timeout: 10)
-        }
+        let registered = agent.waitForStdout(containing: "agent registered", timeout: 60)
         try #require(registered, "the agent never registered: \(agent.output())\(agent.errors())\n\(geoclue.errors())")
-        let whereAmI = try ChildProcess.run(
-            "/usr/libexec/geoclue-2.0/demos/where-am-i", ["-t", "8", "-a", "8"], timeout: 30,
+        // Until the first location is printed whole (its last line is the
+        // accuracy in metres), not for a fixed time: stdbuf makes the demo's
+        // output reach the pipe line by line.
+        let whereAmI = try ChildProcess(
+            "/usr/bin/stdbuf", ["-oL", "/usr/libexec/geoclue-2.0/demos/where-am-i", "-t", "120", "-a", "8"],
             environment: environment)
-        let text = whereAmI.stdout
+        defer { whereAmI.terminate() }
+        _ = whereAmI.waitForStdout(containing: " meters\n", timeout: 120)
+        let text = whereAmI.output()
         func value(_ label: String) -> Double? {
             guard let line = text.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix(label) }) else {
                 return nil
@@ -363,7 +377,7 @@ struct NMEAConsumerTests {
             let number = line.dropFirst(label.count).split(separator: " ").first ?? ""
             return Double(number.trimmingCharacters(in: CharacterSet(charactersIn: "°")))
         }
-        let latitude = try #require(value("Latitude:"), "where-am-i: \(text)\(whereAmI.stderr)\n\(geoclue.errors())")
+        let latitude = try #require(value("Latitude:"), "where-am-i: \(text)\(whereAmI.errors())\n\(geoclue.errors())")
         let longitude = try #require(value("Longitude:"))
         #expect(abs(latitude - Self.latitude) < 1e-5 && abs(longitude - Self.longitude) < 1e-5, "\(text)")
         // GeoClue's accuracy from the HDOP: never better than the fix's 4 m.

@@ -40,7 +40,7 @@ struct StateAndSourceHardeningTests {
         chmod(script, 0o644)
         let child = try ChildProcess(
             "/usr/bin/setpriv", TestUsers.asUser(user, ["/usr/bin/python3", "-u", script]))
-        guard child.waitForStdout(containing: "\n", timeout: 20),
+        guard child.waitForStdout(containing: "\n", timeout: 60),
             let port = Int(child.output().split(separator: "\n").first ?? "")
         else {
             child.terminate()
@@ -78,7 +78,7 @@ struct StateAndSourceHardeningTests {
     static func source(
         of daemon: PolicyDaemon, until condition: ([String: Any]) -> Bool
     ) throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         var last: [String: Any] = [:]
         while Date() < deadline {
             last = resultObject(try daemon.connect().call("daemon.status"))?["source"] as? [String: Any] ?? [:]
@@ -273,7 +273,7 @@ struct StateAndSourceHardeningTests {
             RepositoryPaths.executable("petspot-locationd"), ["--demo"],
             environment: ["TMPDIR": directory.path, "XDG_RUNTIME_DIR": ""])
         defer { demo.terminate() }
-        #expect(demo.waitForStderr(containing: "serving", timeout: 30))
+        #expect(demo.waitForStderr(containing: "serving", timeout: 60))
         let line = try #require(demo.errors().split(separator: "\n").first { $0.contains("serving") })
         let socket = try #require(line.split(separator: " ").first { $0.hasPrefix("socket=") }).dropFirst(
             "socket=".count)
@@ -286,7 +286,7 @@ struct StateAndSourceHardeningTests {
         let answer = try RawSocket(path: String(socket)).call("location.get")
         #expect(resultObject(answer)?["latitude"] != nil)
         demo.signal(SIGTERM)
-        #expect(demo.wait(timeout: 20) == 0)
+        #expect(demo.wait(timeout: 60) == 0)
         #expect(!FileManager.default.fileExists(atPath: folder))
     }
 

@@ -11,7 +11,10 @@ struct StationMovedTests {
     static let degree = 1 / 111_195.0
 
     /// Jitter of ±60 m at home (radius 100 m) for 3 s, one 300 m spike
-    /// shorter than the hold, then 500 m north for 8 s, and home again.
+    /// shorter than the hold, then 500 m north for 30 s, and home again.
+    /// (The alarm judges fixes by their receipt times, so a loaded machine
+    /// cannot trip it; the long stay away leaves a test that polls through a
+    /// CLI on such a machine ample time to see the alarm and its metric.)
     static var scenario: String {
         func fix(_ north: Double) -> String {
             #"{"fix": {"latitude": \#(home.latitude + north * degree), "longitude": \#(home.longitude), "horizontalAccuracy": 5, "mode": 2}}"#
@@ -22,7 +25,7 @@ struct StationMovedTests {
         var steps: [String] = []
         for index in 0..<30 { steps += [fix(index % 2 == 0 ? 60 : -60), #"{"wait": 0.1}"#] }
         steps += [fix(300), #"{"wait": 0.5}"#, fix(0), #"{"wait": 0.1}"#]
-        steps += [path(from: 0, to: 500, count: 10), path(from: 500, to: 500, count: 80)]
+        steps += [path(from: 0, to: 500, count: 10), path(from: 500, to: 500, count: 300)]
         steps += [path(from: 500, to: 0, count: 10), path(from: 0, to: 0, count: 30), #"{"noFix": 3600}"#]
         return #"{"steps": [\#(steps.joined(separator: ",\n"))]}"#
     }
@@ -71,21 +74,22 @@ struct StationMovedTests {
             files: ["walk.json": Self.scenario])
         defer { daemon.stop() }
         let away = try #require(
-            try Self.station(daemon, within: 30) { $0["moved"] as? Bool == true }, "never reported as moved")
+            try Self.station(daemon, within: 90) { $0["moved"] as? Bool == true }, "never reported as moved")
         let displacement = try #require(away["displacement"] as? Double)
         #expect(abs(displacement - 500) < 60, "displacement \(displacement)")
         #expect(away["radius"] as? Double == 100)
         #expect(away["since"] is String)
-        // The metric, within one write interval of the change.
+        // The metric, at the next write (every second) after the change.
         let prom = daemon.directory.file("petspot.prom")
         var moved: String?
-        for _ in 0..<40 where moved == nil {
+        let deadline = Date().addingTimeInterval(25)
+        while moved == nil, Date() < deadline {
             let text = (try? String(contentsOfFile: prom, encoding: .utf8)) ?? ""
             if text.contains("petspot_station_moved 1") { moved = text }
             usleep(100_000)
         }
         #expect(moved != nil, "petspot_station_moved 1 never written")
-        let back = try Self.station(daemon, within: 30) { $0["moved"] as? Bool == false && $0["since"] != nil }
+        let back = try Self.station(daemon, within: 120) { $0["moved"] as? Bool == false && $0["since"] != nil }
         #expect(back != nil, "never reported back")
         // Exactly one move and one return were audited: the jitter and the spike before the walk were not.
         let audit = try String(contentsOfFile: daemon.directory.file("state/audit.jsonl"), encoding: .utf8)

@@ -46,7 +46,7 @@ public final class DaemonProcess: @unchecked Sendable {
         child = try ChildProcess(
             RepositoryPaths.executable("petspot-locationd"), ["--config", configPath, "--log-level", logLevel],
             environment: environment)
-        guard child.waitForStderr(containing: "serving", timeout: 30) else {
+        guard child.waitForStderr(containing: "serving", timeout: 60) else {
             child.terminate()
             throw StartFailure(description: "petspot-locationd did not start:\n\(child.errors())")
         }

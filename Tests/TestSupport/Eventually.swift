@@ -3,7 +3,7 @@
 /// after a client leaves). The limit is generous: the machine may be
 /// loaded, and a passing test never waits for it.
 public func eventually(
-    within limit: Duration = .seconds(5), every period: Duration = .milliseconds(2),
+    within limit: Duration = .seconds(60), every period: Duration = .milliseconds(2),
     _ condition: () async -> Bool
 ) async -> Bool {
     let deadline = ContinuousClock.now + limit

@@ -23,8 +23,8 @@ public func freeLoopbackPort() -> Int {
 /// An HTTP GET over loopback through python3's urllib (no HTTP client of our own); the body, or `nil`.
 public func loopbackGet(_ url: String) -> String? {
     let script =
-        "import sys, urllib.request\nsys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())"
-    guard let run = try? ChildProcess.run("/usr/bin/python3", ["-c", script, url], timeout: 15), run.status == 0
+        "import sys, urllib.request\nsys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=30).read().decode())"
+    guard let run = try? ChildProcess.run("/usr/bin/python3", ["-c", script, url], timeout: 60), run.status == 0
     else { return nil }
     return run.stdout
 }

@@ -7,7 +7,9 @@ import Foundation
 
 /// A blocking Unix-socket client for tests that must send exactly the bytes
 /// they mean (garbage, half lines, oversized lines) and read raw lines back.
-/// Every read is bounded by a deadline, so a test can never hang.
+/// Every read is bounded by a deadline, so a test can never hang; the default
+/// deadlines only stop a hang (generous for a loaded machine: a passing test
+/// never waits for them).
 public final class RawSocket: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case connect(String, Int32)
@@ -72,8 +74,10 @@ public final class RawSocket: @unchecked Sendable {
 
     /// Sends as much of `bytes` as the peer takes, never blocking for more
     /// than `stall` seconds without progress: a client that floods a server
-    /// which stopped reading it. Returns how many bytes went out.
-    public func sendUntilStalled(_ bytes: [UInt8], stall: Double = 1) -> Int {
+    /// which stopped reading it. Returns how many bytes went out. (No signal
+    /// says the peer stopped reading: the stall is long enough that a loaded
+    /// machine's pauses are not taken for it.)
+    public func sendUntilStalled(_ bytes: [UInt8], stall: Double = 3) -> Int {
         var offset = 0
         while offset < bytes.count {
             var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
@@ -98,8 +102,9 @@ public final class RawSocket: @unchecked Sendable {
 
     /// Waits (at most `timeout` seconds) until no more bytes arrive for
     /// `quiet` seconds: the peer wrote what it could into a socket this
-    /// side does not read.
-    public func waitUntilIncomingSettles(quiet: Double = 0.3, timeout: Double = 10) {
+    /// side does not read. (No signal says so: `quiet` is long enough that a
+    /// loaded machine's pauses are not taken for it.)
+    public func waitUntilIncomingSettles(quiet: Double = 1, timeout: Double = 60) {
         let deadline = Date().addingTimeInterval(timeout)
         var last = -1
         while Date() < deadline {
@@ -114,7 +119,7 @@ public final class RawSocket: @unchecked Sendable {
     public func shutdownWrite() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
 
     /// Reads one line (without its newline) within `timeout` seconds.
-    public func readLine(timeout: Double = 10) throws -> String {
+    public func readLine(timeout: Double = 60) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let newline = buffer.firstIndex(of: 10) {
@@ -127,14 +132,14 @@ public final class RawSocket: @unchecked Sendable {
     }
 
     /// Reads one line and parses it as a JSON object or array.
-    public func readJSON(timeout: Double = 10) throws -> Any {
+    public func readJSON(timeout: Double = 60) throws -> Any {
         let line = try readLine(timeout: timeout)
         return try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
     }
 
     /// Whether the peer closes the connection within `timeout` (any pending
     /// lines are discarded).
-    public func waitForClose(timeout: Double = 10) -> Bool {
+    public func waitForClose(timeout: Double = 60) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             do {

@@ -77,7 +77,7 @@ final class PolicyDaemon: @unchecked Sendable {
             ])
         self.child = child
         // No readiness signal reaches a test process: poll for the socket with a deadline.
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if (try? RawSocket(path: socket)) != nil { return }
             guard child.process.isRunning else { break }
@@ -86,7 +86,7 @@ final class PolicyDaemon: @unchecked Sendable {
         throw PolicyTestError("the daemon did not start serving on \(socket)")
     }
 
-    /// Stops the daemon (SIGTERM, then SIGKILL past 10 s) and keeps its log.
+    /// Stops the daemon (SIGTERM, then SIGKILL past 30 s) and keeps its log.
     func stop() {
         guard let child else { return }
         if !child.process.isRunning {
@@ -97,7 +97,7 @@ final class PolicyDaemon: @unchecked Sendable {
             )
         }
         child.signal(SIGTERM)
-        _ = child.wait(timeout: 10)
+        _ = child.wait(timeout: 30)
         self.child = nil
     }
 
@@ -105,7 +105,7 @@ final class PolicyDaemon: @unchecked Sendable {
     func kill() {
         guard let child else { return }
         child.signal(SIGKILL)
-        _ = child.wait(timeout: 10)
+        _ = child.wait(timeout: 30)
         self.child = nil
     }
 
@@ -128,7 +128,7 @@ final class PolicyDaemon: @unchecked Sendable {
     /// connection) says the new configuration is in force.
     func reload(until probe: (RawSocket) throws -> Bool) throws {
         child?.signal(SIGHUP)
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if try probe(try connect()) { return }
             usleep(20_000)

@@ -5,7 +5,7 @@ extension RawSocket {
     /// Sends a request with `id` and returns its response, skipping other lines
     /// (notifications, requests to an agent).
     func call(
-        _ method: String, _ params: [String: Any]? = nil, id: Int = 1, timeout: Double = 20
+        _ method: String, _ params: [String: Any]? = nil, id: Int = 1, timeout: Double = 60
     ) throws
         -> [String: Any]
     {
@@ -27,7 +27,7 @@ extension RawSocket {
     }
 
     /// Reads lines until the response to `id`.
-    func response(id: Int, timeout: Double = 20) throws -> [String: Any] {
+    func response(id: Int, timeout: Double = 60) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let remaining = deadline.timeIntervalSinceNow
@@ -38,7 +38,7 @@ extension RawSocket {
     }
 
     /// Reads lines until a message with `method` (a notification or a request from the daemon).
-    func message(method: String, timeout: Double = 20) throws -> [String: Any] {
+    func message(method: String, timeout: Double = 60) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let remaining = deadline.timeIntervalSinceNow
