@@ -151,6 +151,7 @@ class Kiosk:
         service = ChromeService(executable_path="/usr/bin/chromedriver")
         self.driver = webdriver.Chrome(options=options, service=service)
         self.driver.set_page_load_timeout(30)
+        self.smallest_key = None  # (id, width, height, window, layout) of the smallest key measured
         self.size(PORTRAIT)
 
     def size(self, size):
@@ -189,6 +190,81 @@ class Kiosk:
         if clear:
             element.clear()
         element.send_keys(text)
+
+    # The on-screen keyboard (kiosk.js): a visitor types by tapping its keys, never on a keyboard.
+    POLISH_LETTERS = "ąćęłńóśźż"
+
+    def keyboard_open(self):
+        return self.visible("osk")
+
+    def keyboard_geometry(self, field_id):
+        """The keyboard's and the focused field's boxes, every key's size and name, as the page lays them out."""
+        return self.driver.execute_script("""
+            const board = document.getElementById('osk'), field = document.getElementById(arguments[0]);
+            const box = e => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height}; };
+            const keys = Array.from(board.querySelectorAll('button')).map(b => Object.assign(box(b), {
+              id: b.id, type: b.getAttribute('type'), name: (b.getAttribute('aria-label') || b.textContent).trim()}));
+            return {board: box(board), field: box(field), keys: keys, focused: document.activeElement === field,
+                    role: board.getAttribute('role'), label: board.getAttribute('aria-label') || '',
+                    ariaHidden: board.closest('[aria-hidden=true]') !== null, viewport: window.innerHeight,
+                    layout: board.getAttribute('data-layout')};""", field_id)
+
+    def check_keyboard(self, field_id):
+        """The keyboard is open, is a named group, its keys are named buttons of 56x56 px or more, and it
+        does not cover the focused field (which is on the screen above it)."""
+        WebDriverWait(self.driver, 10).until(lambda d: self.keyboard_open())
+        g = self.keyboard_geometry(field_id)
+        check(g["focused"], "%s keeps the focus" % field_id)
+        check(g["role"] == "group" and g["label"] and not g["ariaHidden"], "keyboard: a named group: %r" % g)
+        for key in g["keys"]:
+            check(key["type"] == "button" and key["name"], "key %s: a named button" % key["id"])
+            check(key["width"] >= 56 and key["height"] >= 56, "key %s is %.0fx%.0f px" % (key["id"], key["width"], key["height"]))
+            if self.smallest_key is None or min(key["width"], key["height"]) < min(self.smallest_key[1], self.smallest_key[2]):
+                self.smallest_key = (key["id"], key["width"], key["height"], "%dx%d" % self.current_size, g["layout"])
+        board, field = g["board"], g["field"]
+        check(field["bottom"] <= board["top"] and field["top"] >= 0,
+              "%s (%.0f-%.0f) is on the screen above the keyboard (top %.0f, window %d)"
+              % (field_id, field["top"], field["bottom"], board["top"], g["viewport"]))
+        return g
+
+    def key(self, key_id):
+        """Taps one key of the on-screen keyboard (it is fixed at the bottom: no scrolling)."""
+        self.driver.find_element(By.ID, key_id).click()
+
+    def has_key(self, key_id):
+        return bool(self.driver.find_elements(By.ID, key_id))
+
+    def tap_type(self, field_id, text):
+        """Taps the field, then types text on the on-screen keyboard, key by key: osk.shift before a
+        capital, the layout keys (Polish letters, symbols, letters) when a key is not on the layout
+        shown; a backspace character ("\\b") taps osk.backspace. Checks the keyboard's geometry on opening and at the end."""
+        self.tap(field_id)
+        self.check_keyboard(field_id)
+        for character in text:
+            if character == "\b":
+                self.key("osk.backspace")
+                continue
+            if character == " ":
+                self.key("osk.space")
+                continue
+            lower = character.lower()
+            key_id = "osk.key." + lower
+            if not self.has_key(key_id) and self.has_key("osk.letters"):
+                self.key("osk.letters")
+            if not self.has_key(key_id) and lower in self.POLISH_LETTERS and self.has_key("osk.polish"):
+                self.key("osk.polish")
+            if not self.has_key(key_id) and self.has_key("osk.symbols"):
+                self.key("osk.symbols")
+            check(self.has_key(key_id), "no key %s for %r in %s" % (key_id, character, field_id))
+            if character != lower:
+                self.key("osk.shift")
+                check(self.el("osk.shift").get_attribute("aria-pressed") == "true", "shift on")
+            self.key(key_id)
+        self.check_keyboard(field_id)
+
+    def close_keyboard(self):
+        self.key("osk.done")
+        WebDriverWait(self.driver, 10).until(lambda d: not self.keyboard_open())
 
     def _fresh(self, element_id, read):
         """read(element), finding the element again when a navigation replaced it meanwhile."""
@@ -235,16 +311,20 @@ class Kiosk:
         except Exception as error:  # the browser itself may be the problem
             return "page state unavailable: %s" % error
 
-    def screenshot(self, directory, name):
-        """The whole page at the current size (what the screen shows, plus anything below the fold)."""
+    def screenshot(self, directory, name, screen_only=False):
+        """The whole page at the current size (what the screen shows, plus anything below the fold);
+        screen_only: what the screen shows (the on-screen keyboard docked at its bottom)."""
         if not directory:
             return
         width, height = self.current_size
-        full = self.driver.execute_script(
-            "return Math.max(document.documentElement.scrollHeight, document.body.scrollHeight)")
-        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
-            "format": "png", "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": 0, "width": width, "height": max(height, full), "scale": 1}})
+        if screen_only:
+            shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
+        else:
+            full = self.driver.execute_script(
+                "return Math.max(document.documentElement.scrollHeight, document.body.scrollHeight)")
+            shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+                "format": "png", "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": width, "height": max(height, full), "scale": 1}})
         orientation = "portrait" if height > width else "landscape"
         path = os.path.join(directory, "%s-%s.png" % (name, orientation))
         with open(path, "wb") as f:
@@ -410,18 +490,39 @@ def main():
                 kiosk.tap("animalPhoto.continueButton.tap")
                 kiosk.wait_path("/report/details")
                 check(kiosk.value("animalDescription.datePicker.tap") == time.strftime("%Y-%m-%d"), "date defaults to today")
+                # Every text below is typed by taps on the on-screen keyboard (no send_keys).
                 Select(kiosk.el("animalDescription.speciesDropdown.tap")).select_by_value("dog")
-                kiosk.type("animalDescription.raceTextField.input", "Beagle")
+                kiosk.tap_type("animalDescription.raceTextField.input", "Beaglx\be")  # a slip, then backspace
+                check(kiosk.value("animalDescription.raceTextField.input") == "Beagle",
+                      "race: %r" % kiosk.value("animalDescription.raceTextField.input"))
                 kiosk.tap("animalDescription.genderMale.tap")
-                kiosk.type("animalDescription.ageTextField.input", "3")
-                kiosk.type("animalDescription.chipNumberTextField.input", "1234567890123456789")
+                check(not kiosk.keyboard_open(), "the keyboard closes when a field is left for a button")
+                kiosk.tap_type("animalDescription.ageTextField.input", "3")
+                check(kiosk.el("osk").get_attribute("data-layout") == "numeric", "age: the digit pad")
+                kiosk.tap_type("animalDescription.chipNumberTextField.input", "123456")
+                check(kiosk.value("animalDescription.chipNumberTextField.input") == "12345-6",
+                      "chip number grouped while tapping: %r" % kiosk.value("animalDescription.chipNumberTextField.input"))
+                kiosk.tap_type("animalDescription.chipNumberTextField.input", "7890123456789")
                 check(kiosk.value("animalDescription.chipNumberTextField.input") == "12345-67890-12345",
-                      "chip number formatted while typing: %r" % kiosk.value("animalDescription.chipNumberTextField.input"))
-                kiosk.type("animalDescription.petNameTextField.input", "Rex")
+                      "chip number formatted, 15 digits at most: %r" % kiosk.value("animalDescription.chipNumberTextField.input"))
+                kiosk.tap_type("animalDescription.chipNumberTextField.input", "\b")
+                check(kiosk.value("animalDescription.chipNumberTextField.input") == "12345-67890-1234",
+                      "backspace in the chip number: %r" % kiosk.value("animalDescription.chipNumberTextField.input"))
+                kiosk.tap_type("animalDescription.chipNumberTextField.input", "5")
+                kiosk.tap_type("animalDescription.petNameTextField.input", "Rex")
                 description = "Friendly, red collar, found near the park."
-                kiosk.type("animalDescription.descriptionTextArea.input", description)
+                kiosk.tap_type("animalDescription.descriptionTextArea.input", description[:9])
+                check(kiosk.text("animalDescription.descriptionTextArea.hint") == "9/500",
+                      "description counter while tapping: %r" % kiosk.text("animalDescription.descriptionTextArea.hint"))
+                kiosk.tap_type("animalDescription.descriptionTextArea.input", description[9:])
+                check(kiosk.value("animalDescription.descriptionTextArea.input") == description,
+                      "description: %r" % kiosk.value("animalDescription.descriptionTextArea.input"))
                 check(kiosk.text("animalDescription.descriptionTextArea.hint") == "%d/500" % len(description),
                       "description counter")
+                kiosk.screenshot(shots, "4-details-keyboard", screen_only=True)
+                kiosk.close_keyboard()
+                check(kiosk.driver.execute_script("return document.activeElement === document.body"),
+                      "Done blurs the field")
                 started = time.perf_counter()
                 kiosk.tap("animalDescription.requestGPSButton.tap")
                 WebDriverWait(kiosk.driver, 10).until(
@@ -438,11 +539,21 @@ def main():
                 kiosk.tap("animalDescription.continueButton.tap")
                 kiosk.wait_path("/report/contact")
                 look("5-contact-empty")
-                kiosk.type("contactInformation.phoneTextField.input", "+48 600 123 456")
-                kiosk.type("contactInformation.emailTextField.input", "finder@example.com")
-                kiosk.type("contactInformation.rewardTextField.input", "A coffee")
-                kiosk.type("contactInformation.caregiverPhoneTextField.input", "600 654 321")
-                kiosk.type("contactInformation.addressTextArea.input", "Parkowa 1, Warszawa")
+                kiosk.tap_type("contactInformation.phoneTextField.input", "+48 600 123 456")
+                check(kiosk.el("osk").get_attribute("data-layout") == "tel" and not kiosk.has_key("osk.key.a"),
+                      "phone: the digit pad")
+                kiosk.screenshot(shots, "5-contact-keyboard-digits", screen_only=True)
+                kiosk.tap_type("contactInformation.emailTextField.input", "finder@example.com")
+                check(kiosk.el("osk").get_attribute("data-layout") == "email", "email: the email layout")
+                kiosk.screenshot(shots, "5-contact-keyboard-email", screen_only=True)
+                kiosk.tap_type("contactInformation.rewardTextField.input", "A coffee")
+                kiosk.tap_type("contactInformation.caregiverPhoneTextField.input", "600 654 321")
+                kiosk.tap_type("contactInformation.addressTextArea.input", "Łąkowa 1, Warszawa")
+                for field_id, typed in [("phoneTextField", "+48 600 123 456"), ("emailTextField", "finder@example.com"),
+                                        ("rewardTextField", "A coffee"), ("caregiverPhoneTextField", "600 654 321"),
+                                        ("addressTextArea", "Łąkowa 1, Warszawa")]:
+                    value = kiosk.value("contactInformation.%s.input" % field_id)
+                    check(value == typed, "%s: %r typed as %r" % (field_id, typed, value))
                 before = len(A.reports())
                 kiosk.tap("contactInformation.submitButton.tap")
                 kiosk.wait_path("/report/thanks")
@@ -457,6 +568,13 @@ def main():
                       "the outbox report carries the daemon's coordinates: %s,%s vs %s,%s"
                       % (report["latitude"], report["longitude"], latitude, longitude))
                 check(report.get("chipNumber") == "123456789012345", "chip number digits in the report")
+                typed = {"race": "Beagle", "petName": "Rex", "description": description}
+                for name, value in typed.items():
+                    check(report.get(name) == value, "the report's %s: %r" % (name, report.get(name)))
+                contact = report.get("contact", {})
+                check(contact.get("email") == "finder@example.com" and contact.get("reward") == "A coffee"
+                      and "".join(c for c in contact.get("phone", "") if c.isdigit()) == "48600123456",
+                      "the report's contact: %r" % contact)
                 check(A.drafts() == [], "the photo draft is deleted after submit")
                 kiosk.tap("thankYou.startOverButton.tap")
                 kiosk.wait_visible("welcome.startButton.tap")
@@ -652,6 +770,63 @@ def main():
                 kiosk.wait_visible("animalDescription.requestGPSButton.tap")
                 kiosk.cancel_visit()
 
+        def keyboard_polish():
+            # A whole report typed by taps on a Polish page: the Polish letters are on the keyboard without
+            # a switch, Shift capitalises them, the decimal pad has - and ., backspace mends a slip.
+            for size in (PORTRAIT, LANDSCAPE):
+                kiosk.size(size)
+                to_details(A)
+                kiosk.tap("languageSwitch.pl.tap")
+                WebDriverWait(kiosk.driver, 60).until(
+                    lambda d: d.execute_script("return document.documentElement.lang") == "pl"
+                    and kiosk.visible("animalDescription.raceTextField.input"))
+                Select(kiosk.el("animalDescription.speciesDropdown.tap")).select_by_value("dog")
+                kiosk.tap("animalDescription.raceTextField.input")
+                kiosk.check_keyboard("animalDescription.raceTextField.input")
+                check(kiosk.visible("osk.key.ł") and kiosk.el("osk.polish").get_attribute("aria-pressed") == "true",
+                      "Polish letters shown on a Polish page")
+                check(kiosk.el("osk").get_attribute("aria-label") == "Klawiatura ekranowa"
+                      and kiosk.el("osk.backspace").get_attribute("aria-label") == "Usuń"
+                      and kiosk.el("osk.shift").get_attribute("aria-label") == "Wielka litera"
+                      and kiosk.el("osk.space").get_attribute("aria-label") == "Spacja"
+                      and kiosk.text("osk.done") == "Gotowe", "the keyboard's names in Polish")
+                kiosk.tap_type("animalDescription.raceTextField.input", "Łajkx\ba")
+                check(kiosk.value("animalDescription.raceTextField.input") == "Łajka",
+                      "race: %r" % kiosk.value("animalDescription.raceTextField.input"))
+                kiosk.tap_type("animalDescription.petNameTextField.input", "Żółw")
+                kiosk.screenshot(shots, "4-details-keyboard-pl", screen_only=True)
+                kiosk.tap("animalDescription.genderFemale.tap")
+                kiosk.tap_type("animalDescription.latitudeTextField.input", "52.25")
+                check(kiosk.el("osk").get_attribute("data-layout") == "decimal"
+                      and kiosk.has_key("osk.key.-") and kiosk.has_key("osk.key.."), "latitude: the decimal pad")
+                kiosk.screenshot(shots, "4-details-keyboard-decimal", screen_only=True)
+                kiosk.tap_type("animalDescription.longitudeTextField.input", "-1.5")
+                description = "Znaleziony przy łące, ma obrożę."
+                kiosk.tap_type("animalDescription.descriptionTextArea.input", description)
+                check(kiosk.text("animalDescription.descriptionTextArea.hint") == "%d/500" % len(description),
+                      "description counter: %r" % kiosk.text("animalDescription.descriptionTextArea.hint"))
+                kiosk.tap("animalDescription.continueButton.tap")
+                kiosk.wait_path("/report/contact")
+                kiosk.tap_type("contactInformation.phoneTextField.input", "600123456")
+                kiosk.tap_type("contactInformation.emailTextField.input", "ala@example.pl")
+                kiosk.close_keyboard()
+                before = len(A.reports())
+                kiosk.tap("contactInformation.submitButton.tap")
+                kiosk.wait_path("/report/thanks")
+                check(kiosk.text("thankYou.reference.label").startswith("PS-"), "thank-you page")
+                reports = A.reports()
+                check(len(reports) == before + 1, "one report queued")
+                report = reports[-1]
+                expected = {"race": "Łajka", "petName": "Żółw", "latitude": 52.25, "longitude": -1.5,
+                            "description": description}
+                for name, value in expected.items():
+                    check(report.get(name) == value, "the report's %s: %r" % (name, report.get(name)))
+                contact = report.get("contact", {})
+                check(contact.get("email") == "ala@example.pl" and contact.get("phone", "").endswith("600123456"),
+                      "the report's contact: %r" % contact)
+                kiosk.tap("thankYou.startOverButton.tap")
+                kiosk.wait_visible("welcome.startButton.tap")
+
         def idle_reset():
             kiosk.size(PORTRAIT)
             to_details(C)
@@ -782,6 +957,7 @@ def main():
         run.scenario("Back keeps what was entered", back_keeps_data)
         run.scenario("each photo format accepted, a text file refused", photo_formats)
         run.scenario("Polish texts (both sizes)", polish)
+        run.scenario("on-screen keyboard: a Polish report by taps (both sizes)", keyboard_polish)
         run.scenario("idle reset: Still there?, then nothing left", idle_reset)
         run.scenario("welcome screen left past idle_reset: the tap starts a visit", welcome_sits_past_idle_reset)
         run.scenario("without JavaScript: full flow, GPS fill, denied alert", without_javascript)
@@ -807,6 +983,8 @@ def main():
               "GPS fill round trip (tap -> both fields filled, in Chromium) p50 %.0f ms p99 %.0f ms (n=%d)"
               % (percentile(run.render_ms, 50), percentile(run.render_ms, 99), len(run.render_ms),
                  percentile(run.gps_fill_ms, 50), percentile(run.gps_fill_ms, 99), len(run.gps_fill_ms)))
+    if kiosk and kiosk.smallest_key:
+        print("on-screen keyboard: smallest key %s %.0fx%.0f px (window %s, layout %s)" % kiosk.smallest_key)
     print("%d passed, %d failed" % (run.passed, run.failed))
     return 1 if run.failed else 0
 
