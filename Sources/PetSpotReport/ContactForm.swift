@@ -1,24 +1,33 @@
 /// Step 3 of the found-pet flow: how to reach the finder.
 ///
 /// Phone (7-11 digits) and a valid email are required; reward, caregiver
-/// phone (7-11 digits when given) and address (at most 500 characters)
-/// are optional.
+/// phone (7-11 digits when given) and address are optional.
+///
+/// Caps, silent as in seed 004 (no error; what is beyond is cut on
+/// assignment): the phones at 11 digits (``FieldRules/capPhone(_:)``), the
+/// address at 500 characters (``FieldRules/capText(_:)``).
 public struct ContactForm: Sendable, Hashable {
-    public var phone: String
+    public var phone: String {
+        didSet { phone = FieldRules.capPhone(phone) }
+    }
     public var email: String
     public var reward: String
-    public var caregiverPhone: String
-    public var address: String
+    public var caregiverPhone: String {
+        didSet { caregiverPhone = FieldRules.capPhone(caregiverPhone) }
+    }
+    public var address: String {
+        didSet { if address.count > FieldMessages.maximumTextLength { address = FieldRules.capText(address) } }
+    }
 
     /// Creates an empty contact step (or a pre-filled one).
     public init(
         phone: String = "", email: String = "", reward: String = "", caregiverPhone: String = "", address: String = ""
     ) {
-        self.phone = phone
+        self.phone = FieldRules.capPhone(phone)
         self.email = email
         self.reward = reward
-        self.caregiverPhone = caregiverPhone
-        self.address = address
+        self.caregiverPhone = FieldRules.capPhone(caregiverPhone)
+        self.address = FieldRules.capText(address)
     }
 
     /// The fields of this step, in display order.
@@ -31,7 +40,6 @@ public struct ContactForm: Sendable, Hashable {
         case .email: FieldRules.email(email)
         case .reward: FieldRules.reward(reward)
         case .caregiverPhone: FieldRules.caregiverPhone(caregiverPhone)
-        case .address: FieldRules.address(address)
         default: nil
         }
     }

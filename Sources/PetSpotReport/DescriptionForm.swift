@@ -44,8 +44,15 @@ public struct DescriptionForm: Sendable, Hashable {
     public var latitudeText: String
     /// Longitude as typed (`.` or `,` decimal separator).
     public var longitudeText: String
-    /// Additional description; at most 500 characters.
-    public var descriptionText: String
+    /// Additional description; hard capped at 500 characters with no error
+    /// (seed 003): a longer text is cut on assignment.
+    public var descriptionText: String {
+        didSet {
+            if descriptionText.count > FieldMessages.maximumTextLength {
+                descriptionText = FieldRules.capText(descriptionText)
+            }
+        }
+    }
 
     /// Creates an empty form (or one pre-filled with the given values).
     public init(
@@ -61,7 +68,7 @@ public struct DescriptionForm: Sendable, Hashable {
         self.ageText = ageText
         self.latitudeText = latitudeText
         self.longitudeText = longitudeText
-        self.descriptionText = descriptionText
+        self.descriptionText = FieldRules.capText(descriptionText)
     }
 
     /// The error of one field, for showing it as the user leaves the field.
@@ -74,7 +81,6 @@ public struct DescriptionForm: Sendable, Hashable {
         case .age: FieldRules.age(ageText).failure
         case .latitude: FieldRules.latitude(latitudeText, required: requirements.coordinatesRequired).failure
         case .longitude: FieldRules.longitude(longitudeText, required: requirements.coordinatesRequired).failure
-        case .description: FieldRules.description(descriptionText)
         default: nil
         }
     }

@@ -19,7 +19,8 @@ public struct FieldError: Error, Sendable, Hashable, CustomStringConvertible {
 /// The ones SPEC §7 gives are kept word for word; the others are written in
 /// the same style.
 public enum FieldMessages {
-    /// The limit on free-text fields (description, address).
+    /// The hard cap of the free-text fields (description, address): text
+    /// beyond it is cut, with no error (seeds 003 and 004).
     public static let maximumTextLength = 500
     /// The limit on the pet's name.
     public static let maximumPetNameLength = 100
@@ -51,9 +52,6 @@ public enum FieldMessages {
     public static let ageWholeNumber = "Age must be a whole number"
     public static let latitudeNotNumber = "Latitude must be a number"
     public static let longitudeNotNumber = "Longitude must be a number"
-    public static let descriptionTooLong = "Description must be at most \(maximumTextLength) characters"
     public static let petNameTooLong = "Pet name must be at most \(maximumPetNameLength) characters"
-    public static let phoneTooLong = "Enter at most 11 digits"
     public static let rewardTooLong = "Reward must be at most \(maximumRewardLength) characters"
-    public static let addressTooLong = "Address must be at most \(maximumTextLength) characters"
 }

@@ -115,10 +115,10 @@ public enum FieldRules {
         return isValid(value) ? .success(value) : .failure(FieldError(field, outOfRange))
     }
 
-    /// Additional description: optional, at most 500 characters.
-    public static func description(_ text: String) -> FieldError? {
-        text.trimmingWhitespace().count > FieldMessages.maximumTextLength
-            ? FieldError(.description, FieldMessages.descriptionTooLong) : nil
+    /// Description and address: hard capped at 500 characters, with no
+    /// error (seeds 003 and 004): the text beyond is cut, never refused.
+    public static func capText(_ text: String) -> String {
+        text.count > FieldMessages.maximumTextLength ? String(text.prefix(FieldMessages.maximumTextLength)) : text
     }
 
     /// Pet name: optional, at most 100 characters.
@@ -138,26 +138,34 @@ public enum FieldRules {
         return phoneDigits.contains(digits.count) ? digits : nil
     }
 
-    /// Phone: required, 7 to 11 digits ("Enter at least 7 digits"; more than
-    /// 11 well-formed digits: "Enter at most 11 digits").
+    /// A phone number capped at ``phoneDigits`` upper bound (11) digits,
+    /// silently: everything after the 11th digit is cut (SPEC §7: 7-11
+    /// digits; there is no "too many digits" message in the seeds).
+    /// `"+48 600 123 456 7"` → `"+48 600 123 456"`.
+    public static func capPhone(_ text: String) -> String {
+        var digits = 0
+        for index in text.indices where text[index].isASCIIDigit {
+            digits += 1
+            if digits == phoneDigits.upperBound {
+                let end = text.index(after: index)
+                return end == text.endIndex ? text : String(text[..<end])
+            }
+        }
+        return text
+    }
+
+    /// Phone: required, 7 to 11 digits, "Enter at least 7 digits" (seed
+    /// 004). Checked as capped (``capPhone(_:)``): more than 11 digits are
+    /// cut, not refused.
     public static func phone(_ text: String) -> FieldError? {
-        if text.trimmingWhitespace().isEmpty { return FieldError(.phone, FieldMessages.phoneRequired) }
-        return phoneProblem(text).map { FieldError(.phone, $0) }
+        phoneDigits(capPhone(text)) == nil ? FieldError(.phone, FieldMessages.phoneRequired) : nil
     }
 
     /// Caregiver phone: optional; when given, the same rule as ``phone(_:)``.
     public static func caregiverPhone(_ text: String) -> FieldError? {
         if text.trimmingWhitespace().isEmpty { return nil }
-        return phoneProblem(text, invalid: FieldMessages.caregiverPhoneInvalid).map { FieldError(.caregiverPhone, $0) }
-    }
-
-    private static func phoneProblem(_ text: String, invalid: String = FieldMessages.phoneInvalid) -> String? {
-        guard phoneDigits(text) == nil else { return nil }
-        var body = Substring(text.trimmingWhitespace())
-        if body.first == "+" { body = body.dropFirst() }
-        let wellFormed = body.allSatisfy { $0.isASCIIDigit || " -.()".contains($0) }
-        return wellFormed && body.filter(\.isASCIIDigit).count > phoneDigits.upperBound
-            ? FieldMessages.phoneTooLong : invalid
+        return phoneDigits(capPhone(text)) == nil
+            ? FieldError(.caregiverPhone, FieldMessages.caregiverPhoneInvalid) : nil
     }
 
     /// Email: required and well formed: one `@`, a non-empty local part of
@@ -191,11 +199,5 @@ public enum FieldRules {
     public static func reward(_ text: String) -> FieldError? {
         text.trimmingWhitespace().count > FieldMessages.maximumRewardLength
             ? FieldError(.reward, FieldMessages.rewardTooLong) : nil
-    }
-
-    /// Address: optional, at most 500 characters.
-    public static func address(_ text: String) -> FieldError? {
-        text.trimmingWhitespace().count > FieldMessages.maximumTextLength
-            ? FieldError(.address, FieldMessages.addressTooLong) : nil
     }
 }

@@ -20,12 +20,18 @@ import PetSpotLocation
 /// 8. `Longitude:` (only when the latitude was typed; `gps` works here too)
 /// 9. `Chip number (optional):`
 /// 10. `Pet name (optional):`
-/// 11. `Description (optional, at most 500 characters):`
-/// 12. `Phone number (7-11 digits):`
+/// 11. `Description (optional, at most 500 characters):` — a longer text is
+///     cut at 500 characters, with no error (seed 003).
+/// 12. `Phone number (7-11 digits):` — digits past the 11th are cut, with no
+///     error; fewer than 7: "Enter at least 7 digits" (seed 004).
 /// 13. `Email:`
 /// 14. `Reward (optional):`
 /// 15. `Caregiver phone (optional):`
-/// 16. `Address (optional):`
+/// 16. `Address (optional):` — cut at 500 characters, with no error.
+///
+/// Before the report is saved the photo is checked again: a draft counts
+/// only while its file exists (seed 000); when it is gone, "Photo is
+/// mandatory" is printed and the photo is asked for again.
 ///
 /// On success it prints `Report saved: <receipt>` (the JSON file's path for a
 /// plain directory, the report id for the delivery queue). When the input
@@ -79,8 +85,12 @@ public struct FoundPetConsole: Sendable {
         var flow = FoundPetFlow()
         do {
             say("Report a found pet — step 1 of 3: \(FoundPetStep.photo.title)")
-            try await askPhoto(&flow)
-            flow.continue(today: today())
+            while true {
+                try await askPhoto(&flow)
+                let errors = flow.continue(today: today())
+                if errors.isEmpty { break }
+                errors.forEach { say($0.message) }
+            }
             say("Step 2 of 3: \(FoundPetStep.details.title)")
             while true {
                 try await askDetails(&flow.details)
@@ -94,6 +104,10 @@ public struct FoundPetConsole: Sendable {
                 let errors = flow.continue(today: today())
                 if errors.isEmpty { break }
                 errors.forEach { say($0.message) }
+            }
+            while let missing = flow.checkPhoto() {
+                say(missing.message)
+                try await askPhoto(&flow)
             }
         } catch {
             try? cache.clear()
@@ -157,8 +171,10 @@ public struct FoundPetConsole: Sendable {
         details.chipNumber = chip
         if !details.chipNumber.isEmpty { say("Chip number: \(details.chipNumberDisplay)") }
         details.petName = try await askValid("Pet name (optional):", FieldRules.petName)
-        details.description.descriptionText = try await askValid(
-            "Description (optional, at most \(FieldMessages.maximumTextLength) characters):", FieldRules.description)
+        // A hard cap, no error (seed 003): the setter cuts what is beyond.
+        details.description.descriptionText = try await ask(
+            "Description (optional, at most \(FieldMessages.maximumTextLength) characters):", cutsLongLines: true
+        ).trimmingWhitespace()
     }
 
     private func askCoordinates(_ form: inout DescriptionForm) async throws {
@@ -210,25 +226,29 @@ public struct FoundPetConsole: Sendable {
     }
 
     private func askContact(_ contact: inout ContactForm) async throws {
+        // More than 11 digits are cut (the setter), not refused.
         contact.phone = try await askValid("Phone number (7-11 digits):", FieldRules.phone)
         contact.email = try await askValid("Email:", FieldRules.email)
         contact.reward = try await askValid("Reward (optional):", FieldRules.reward)
         contact.caregiverPhone = try await askValid("Caregiver phone (optional):", FieldRules.caregiverPhone)
-        contact.address = try await askValid("Address (optional):", FieldRules.address)
+        contact.address = try await ask("Address (optional):", cutsLongLines: true).trimmingWhitespace()
     }
 
     // MARK: Input
 
     private func say(_ line: String) { write(line + "\n") }
 
-    private func ask(_ prompt: String) async throws -> String {
+    /// One line; a line over ``maximumLineLength`` is refused ("Input is too
+    /// long") and asked again, unless `cutsLongLines` (a hard-capped field:
+    /// the caller's setter cuts it, so nothing is refused).
+    private func ask(_ prompt: String, cutsLongLines: Bool = false) async throws -> String {
         while true {
             write(prompt + " ")
             guard let line = await readLine() else {
                 write("\n")
                 throw Ended()
             }
-            if line.count > Self.maximumLineLength {
+            if line.count > Self.maximumLineLength, !cutsLongLines {
                 say(Self.lineTooLong)
                 continue
             }

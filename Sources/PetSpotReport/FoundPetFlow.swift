@@ -40,9 +40,21 @@ public struct FoundPetFlow: Sendable, Hashable {
     /// Creates a flow at its first step.
     public init() {}
 
-    /// The photo step's errors.
+    /// The photo step's errors: none while a photo is attached and its
+    /// draft file exists (seed 000: a draft counts only while its file does).
     public func photoErrors() -> [FieldError] {
-        attachment.draft == nil ? [FieldError(.photo, FieldMessages.photoRequired)] : []
+        attachment.draft?.isOnDisk == true ? [] : [FieldError(.photo, FieldMessages.photoRequired)]
+    }
+
+    /// Seed 000's rule, checked before the photo step's Continue and before
+    /// submit: a photo counts only while its draft file exists. When there
+    /// is none (or its file is gone) the attachment is emptied, the flow
+    /// goes back to the photo step, and "Photo is mandatory" is returned.
+    public mutating func checkPhoto() -> FieldError? {
+        guard let problem = photoErrors().first else { return nil }
+        if attachment.draft != nil { attachment.handle(.remove) }
+        step = .photo
+        return problem
     }
 
     /// The current step's errors, all at once.
@@ -59,6 +71,7 @@ public struct FoundPetFlow: Sendable, Hashable {
     ///   on, or when the last step is complete).
     @discardableResult
     public mutating func `continue`(today: CalendarDate) -> [FieldError] {
+        if step == .photo, let missing = checkPhoto() { return [missing] }
         let errors = errors(today: today)
         guard errors.isEmpty else { return errors }
         if let next = FoundPetStep(rawValue: step.rawValue + 1) { step = next }
@@ -82,7 +95,7 @@ public struct FoundPetFlow: Sendable, Hashable {
         let photoErrors = photoErrors()
         let detailsResult = details.validated(today: today)
         let contactResult = contact.validated()
-        guard let draft = attachment.draft, case .success(let details) = detailsResult,
+        guard photoErrors.isEmpty, let draft = attachment.draft, case .success(let details) = detailsResult,
             case .success(let contact) = contactResult
         else {
             return .failure(

@@ -307,7 +307,7 @@ class Kiosk:
                         'gps button: ' + (gps ? gps.textContent.trim() + ' aria-busy=' + gps.getAttribute('aria-busy') : '(none)'),
                         'alert: ' + text(alert), 'gps error: ' + text(q('animalDescription.gpsErrorText')),
                         'gps helper: ' + text(q('animalDescription.gpsHelperText')),
-                        'toast: ' + text(q('reportFound.toast')), 'idle prompt: ' + text(q('idlePrompt'))].join('\\n');""")
+                        'toast: ' + text(q('reportFound.toast') || q('animalPhoto.toast')), 'idle prompt: ' + text(q('idlePrompt'))].join('\\n');""")
         except Exception as error:  # the browser itself may be the problem
             return "page state unavailable: %s" % error
 
@@ -464,7 +464,7 @@ def main():
             kiosk.wait_path("/report/photo")
             upload(images[photo])
             kiosk.wait_visible("animalPhoto.confirmationCard")
-            kiosk.tap("animalPhoto.continueButton.tap")
+            kiosk.tap("animalPhoto.continue")
             kiosk.wait_path("/report/details")
 
         def look(name):
@@ -487,7 +487,7 @@ def main():
                 check(kiosk.text("animalPhoto.dimensions.label") == "640 × 480 px", "pixel size on the card")
                 check(kiosk.text("animalPhoto.fileSize.label").endswith("KB"), "size in KB")
                 look("3-photo-confirmed")
-                kiosk.tap("animalPhoto.continueButton.tap")
+                kiosk.tap("animalPhoto.continue")
                 kiosk.wait_path("/report/details")
                 check(kiosk.value("animalDescription.datePicker.tap") == time.strftime("%Y-%m-%d"), "date defaults to today")
                 # Every text below is typed by taps on the on-screen keyboard (no send_keys).
@@ -589,13 +589,28 @@ def main():
             start(A)
             kiosk.tap("welcome.startButton.tap")
             kiosk.wait_path("/report/photo")
-            kiosk.tap("animalPhoto.continueButton.tap")
-            kiosk.wait_visible("reportFound.toast")
+            check(kiosk.text("animalPhoto.title") == "Add a photo", "seed 002's title")
+            kiosk.tap("animalPhoto.continue")
+            kiosk.wait_visible("animalPhoto.toast")
+            shown = time.time()
+            check(kiosk.text("animalPhoto.toast") ==
+                  "Photo required\nAttach a JPG, PNG, HEIC, GIF or WEBP file before continuing.",
+                  "seed 002's toast: %r" % kiosk.text("animalPhoto.toast"))
             check(kiosk.text("animalPhoto.fileInput.error") == "Photo is mandatory", "Photo is mandatory")
             look("2-photo-mandatory")
+            # Seed 002: the toast clears after 3 s; the error under the picker stays.
+            WebDriverWait(kiosk.driver, 10).until(lambda d: not kiosk.visible("animalPhoto.toast"))
+            check(time.time() - shown >= 2.5, "the toast stayed about 3 s (%.1f s)" % (time.time() - shown))
+            check(kiosk.visible("animalPhoto.fileInput.error"), "the error stays")
+            # The picker closed without a photo (Chromium's cancel event): seed 002's helper.
+            kiosk.driver.execute_script(
+                "document.getElementById('animalPhoto.fileInput.input').dispatchEvent(new Event('cancel'))")
+            kiosk.wait_visible("animalPhoto.pickerCancelled.text")
+            check(kiosk.text("animalPhoto.pickerCancelled.text") ==
+                  "Select a photo to continue \u2013 you can browse again anytime.", "the picker-cancelled helper")
             upload(images["png"])
             kiosk.wait_visible("animalPhoto.confirmationCard")
-            kiosk.tap("animalPhoto.continueButton.tap")
+            kiosk.tap("animalPhoto.continue")
             kiosk.wait_path("/report/details")
             kiosk.el("animalDescription.datePicker.tap").clear()
             kiosk.type("animalDescription.longitudeTextField.input", "200")
@@ -712,7 +727,7 @@ def main():
             kiosk.tap("animalDescription.backButton.tap")
             kiosk.wait_path("/report/photo")
             check(kiosk.visible("animalPhoto.confirmationCard"), "photo kept")
-            kiosk.tap("animalPhoto.continueButton.tap")
+            kiosk.tap("animalPhoto.continue")
             kiosk.wait_path("/report/details")
             check(kiosk.value("animalDescription.latitudeTextField.input") == "52.2", "latitude kept")
             kiosk.tap("animalDescription.continueButton.tap")
@@ -727,14 +742,14 @@ def main():
             kiosk.wait_path("/report/photo")
             for kind, dimensions in [("jpg", "640 × 480"), ("png", "640 × 480"), ("webp", "640 × 480"),
                                      ("gif", "1 × 1"), ("heic", "4032 × 3024")]:
-                if kiosk.visible("animalPhoto.removeButton.tap"):
-                    kiosk.tap("animalPhoto.removeButton.tap")
+                if kiosk.visible("animalPhoto.remove"):
+                    kiosk.tap("animalPhoto.remove")
                     WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("animalPhoto.confirmationCard"))
                 upload(images[kind])
                 kiosk.wait_visible("animalPhoto.confirmationCard")
                 check(kiosk.text("animalPhoto.dimensions.label") == dimensions + " px", "%s: %s" % (kind, kiosk.text("animalPhoto.dimensions.label")))
                 check(len(A.drafts()) == 1, "%s: one draft file" % kind)
-            kiosk.tap("animalPhoto.removeButton.tap")
+            kiosk.tap("animalPhoto.remove")
             WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("animalPhoto.confirmationCard"))
             check(A.drafts() == [], "Remove deletes the draft")
             upload(images["txt"])
@@ -757,7 +772,7 @@ def main():
                 kiosk.wait_path("/report/photo")
                 upload(images["jpg"])
                 kiosk.wait_visible("animalPhoto.confirmationCard")
-                kiosk.tap("animalPhoto.continueButton.tap")
+                kiosk.tap("animalPhoto.continue")
                 kiosk.wait_path("/report/details")
                 kiosk.tap("animalDescription.continueButton.tap")
                 kiosk.wait_visible("reportFound.toast")
@@ -827,6 +842,96 @@ def main():
                 kiosk.tap("thankYou.startOverButton.tap")
                 kiosk.wait_visible("welcome.startButton.tap")
 
+        def language_switch_keeps_values():
+            # Issue 25 item 4: the language buttons submit the step's form, so what was typed (by taps on the
+            # on-screen keyboard, no send_keys) stays on every step, the photo too, and reaches the report.
+            kiosk.size(PORTRAIT)
+            to_details(A)
+            Select(kiosk.el("animalDescription.speciesDropdown.tap")).select_by_value("cat")
+            kiosk.tap_type("animalDescription.raceTextField.input", "Maine Coon")
+            kiosk.tap("animalDescription.genderFemale.tap")
+            kiosk.tap_type("animalDescription.ageTextField.input", "4")
+            kiosk.tap_type("animalDescription.chipNumberTextField.input", "1234567")
+            kiosk.tap_type("animalDescription.petNameTextField.input", "Mruczek")
+            kiosk.tap_type("animalDescription.latitudeTextField.input", "52.2")
+            kiosk.tap_type("animalDescription.longitudeTextField.input", "21.05")
+            kiosk.tap_type("animalDescription.descriptionTextArea.input", "Grey, white paws")
+            details = {"raceTextField": "Maine Coon", "ageTextField": "4", "chipNumberTextField": "12345-67",
+                       "petNameTextField": "Mruczek", "latitudeTextField": "52.2", "longitudeTextField": "21.05",
+                       "descriptionTextArea": "Grey, white paws"}
+
+            def details_kept(language):
+                for name, typed in details.items():
+                    value = kiosk.value("animalDescription.%s.input" % name)
+                    check(value == typed, "%s after switching to %s: %r" % (name, language, value))
+                check(Select(kiosk.el("animalDescription.speciesDropdown.tap")).first_selected_option
+                      .get_attribute("value") == "cat", "species kept (%s)" % language)
+                check(kiosk.el("animalDescription.genderFemale.tap").is_selected(), "gender kept (%s)" % language)
+                check(kiosk.text("animalDescription.descriptionTextArea.hint") == "16/500", "counter (%s)" % language)
+
+            kiosk.tap("languageSwitch.pl.tap")  # mid-step, the keyboard still open
+            kiosk.wait_path("/report/details")
+            WebDriverWait(kiosk.driver, 60).until(
+                lambda d: d.execute_script("return document.documentElement.lang") == "pl"
+                and kiosk.visible("animalDescription.raceTextField.input"))
+            check(kiosk.text("animalDescription.title") == "Informacje o zwierzęciu", "the same step, in Polish")
+            check(not kiosk.visible("reportFound.toast"), "switching checks nothing")
+            details_kept("Polish")
+            kiosk.tap_type("animalDescription.petNameTextField.input", "\b\b\b\bś")  # typed over in Polish
+            details["petNameTextField"] = "Mruś"
+            kiosk.tap("languageSwitch.en.tap")
+            WebDriverWait(kiosk.driver, 60).until(
+                lambda d: d.execute_script("return document.documentElement.lang") == "en"
+                and kiosk.visible("animalDescription.raceTextField.input"))
+            details_kept("English")
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_path("/report/contact")
+            kiosk.tap_type("contactInformation.phoneTextField.input", "600 123 456 789")  # 12 digits
+            check(kiosk.value("contactInformation.phoneTextField.input") == "600 123 456 78",
+                  "the phone capped at 11 digits while tapping: %r" % kiosk.value("contactInformation.phoneTextField.input"))
+            kiosk.tap_type("contactInformation.emailTextField.input", "kot@example.pl")
+            kiosk.tap_type("contactInformation.addressTextArea.input", "Łąkowa 2")
+            contact = {"phoneTextField": "600 123 456 78", "emailTextField": "kot@example.pl",
+                       "addressTextArea": "Łąkowa 2"}
+            kiosk.tap("languageSwitch.pl.tap")
+            WebDriverWait(kiosk.driver, 60).until(
+                lambda d: d.execute_script("return document.documentElement.lang") == "pl"
+                and kiosk.visible("contactInformation.phoneTextField.input"))
+            check(kiosk.path() == "/report/contact" and kiosk.text("contactInformation.title") == "Dane kontaktowe",
+                  "the contact step, in Polish")
+            for name, typed in contact.items():
+                value = kiosk.value("contactInformation.%s.input" % name)
+                check(value == typed, "%s after switching: %r" % (name, value))
+            # The photo stays too: back to step 1 in Polish, then forward again.
+            kiosk.tap("contactInformation.backButton.tap")
+            kiosk.wait_path("/report/details")
+            kiosk.tap("animalDescription.backButton.tap")
+            kiosk.wait_path("/report/photo")
+            check(kiosk.visible("animalPhoto.confirmationCard"), "the photo kept across the switches")
+            kiosk.tap("languageSwitch.en.tap")
+            kiosk.wait_visible("animalPhoto.confirmationCard")
+            check(kiosk.text("animalPhoto.title") == "Add a photo", "the photo step in English")
+            kiosk.tap("animalPhoto.continue")
+            kiosk.wait_path("/report/details")
+            details_kept("English, after Back")
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_path("/report/contact")
+            before = len(A.reports())
+            kiosk.tap("contactInformation.submitButton.tap")
+            kiosk.wait_path("/report/thanks")
+            reports = A.reports()
+            check(len(reports) == before + 1, "one report queued")
+            report = reports[-1]
+            expected = {"species": "cat", "race": "Maine Coon", "gender": "female", "age": 4, "chipNumber": "1234567",
+                        "petName": "Mruś", "latitude": 52.2, "longitude": 21.05, "description": "Grey, white paws"}
+            for name, value in expected.items():
+                check(report.get(name) == value, "the report's %s: %r" % (name, report.get(name)))
+            check(report.get("contact", {}).get("phone") == "600 123 456 78"
+                  and report.get("contact", {}).get("email") == "kot@example.pl",
+                  "the report's contact: %r" % report.get("contact"))
+            kiosk.tap("thankYou.startOverButton.tap")
+            kiosk.wait_visible("welcome.startButton.tap")
+
         def idle_reset():
             kiosk.size(PORTRAIT)
             to_details(C)
@@ -882,7 +987,7 @@ def main():
                 nojs.el("animalPhoto.fileInput.input").send_keys(images["png"])
                 nojs.tap("animalPhoto.uploadButton.tap")
                 nojs.wait_visible("animalPhoto.confirmationCard")
-                nojs.tap("animalPhoto.continueButton.tap")
+                nojs.tap("animalPhoto.continue")
                 nojs.wait_path("/report/details")
                 Select(nojs.el("animalDescription.speciesDropdown.tap")).select_by_value("other")
                 nojs.tap("animalDescription.genderMale.tap")
@@ -896,6 +1001,13 @@ def main():
                 nojs.wait_path("/report/contact")
                 nojs.type("contactInformation.phoneTextField.input", "600123456")
                 nojs.type("contactInformation.emailTextField.input", "nojs@example.com")
+                # The language buttons submit the step's form without JavaScript too: the values stay.
+                nojs.tap("languageSwitch.pl.tap")
+                WebDriverWait(nojs.driver, 60).until(
+                    lambda d: d.execute_script("return document.documentElement.lang") == "pl")
+                check(nojs.value("contactInformation.phoneTextField.input") == "600123456"
+                      and nojs.value("contactInformation.emailTextField.input") == "nojs@example.com",
+                      "the language switch without JavaScript keeps the values")
                 before = len(A.reports())
                 nojs.tap("contactInformation.submitButton.tap")
                 nojs.wait_path("/report/thanks")
@@ -908,7 +1020,7 @@ def main():
                 nojs.el("animalPhoto.fileInput.input").send_keys(images["png"])
                 nojs.tap("animalPhoto.uploadButton.tap")
                 nojs.wait_visible("animalPhoto.confirmationCard")
-                nojs.tap("animalPhoto.continueButton.tap")
+                nojs.tap("animalPhoto.continue")
                 nojs.wait_path("/report/details")
                 nojs.tap("animalDescription.requestGPSButton.tap")
                 nojs.wait_visible("permissionAlert")
@@ -958,6 +1070,7 @@ def main():
         run.scenario("each photo format accepted, a text file refused", photo_formats)
         run.scenario("Polish texts (both sizes)", polish)
         run.scenario("on-screen keyboard: a Polish report by taps (both sizes)", keyboard_polish)
+        run.scenario("language switch mid-step keeps every value (by taps)", language_switch_keeps_values)
         run.scenario("idle reset: Still there?, then nothing left", idle_reset)
         run.scenario("welcome screen left past idle_reset: the tap starts a visit", welcome_sits_past_idle_reset)
         run.scenario("without JavaScript: full flow, GPS fill, denied alert", without_javascript)

@@ -130,7 +130,12 @@ struct KioskFlowTests {
             let browser = Browser(client)
             try await browser.follow(try await browser.tapStart(on: try await browser.get("/")))
             let page = try await browser.follow(try await browser.post("/report/photo/continue"))
-            #expect(page.html.contains("id=\"reportFound.toast\""))
+            // Seed 002: the photo step's toast, its id and texts; it clears after 3 s (kiosk.js).
+            #expect(
+                page.html.contains(
+                    "<div class=\"toast\" role=\"alert\" id=\"animalPhoto.toast\" data-dismiss-after=\"3000\"><strong class=\"toast-title\">Photo required</strong> Attach a JPG, PNG, HEIC, GIF or WEBP file before continuing.</div>"
+                ))
+            #expect(!page.html.contains("reportFound.toast"))
             #expect(page.html.contains("Photo is mandatory"))
             #expect(
                 page.html.contains(
@@ -172,7 +177,11 @@ struct KioskFlowTests {
             big.append(Data(count: KioskLimits.photoBytes + 1))
             let page = try await browser.follow(
                 try await browser.upload("/report/photo", fileName: "big.png", data: big))
-            #expect(page.html.contains("The photo is too large (at most 10 MB)"))
+            // The station's own bound (SPEC §7), and why.
+            #expect(
+                page.html.contains(
+                    "The photo is too large: this station keeps photos of at most 10 MB until the report is sent"))
+            #expect(page.html.contains(">Try again<"))
             #expect(harness.draftFiles.isEmpty)
         }
     }

@@ -135,13 +135,17 @@ final class Browser: Sendable {
         return try await send(path, method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
-    /// POST a multipart form with one file.
+    /// POST a multipart form with one file (and `fields`, e.g. a language button's `lang`).
     @discardableResult
-    func upload(_ path: String, fileName: String, data: Data, token: String? = nil) async throws -> TestResponse {
+    func upload(
+        _ path: String, fileName: String, data: Data, token: String? = nil, fields: [(String, String)] = []
+    ) async throws -> TestResponse {
         let boundary = "----kiosk-test-\(UUID().uuidString)"
         var body = Data()
-        body.append(
-            Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n\(token ?? csrf)\r\n".utf8))
+        for (name, value) in [("_csrf", token ?? csrf)] + fields {
+            body.append(
+                Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8))
+        }
         body.append(
             Data(
                 "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"\(fileName)\"\r\nContent-Type: application/octet-stream\r\n\r\n"

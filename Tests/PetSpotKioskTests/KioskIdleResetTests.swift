@@ -213,10 +213,13 @@ struct KioskLanguageTests {
             try await browser.follow(try await browser.tapStart(on: polish))
             let errors = try await browser.follow(try await browser.post("/report/photo/continue"))
             #expect(
-                errors.html.contains("Zdjęcie jest wymagane") && errors.html.contains("Popraw pola zaznaczone poniżej"))
+                errors.html.contains("Zdjęcie jest wymagane") && errors.html.contains("Wymagane zdjęcie")
+                    && errors.html.contains("Zanim przejdziesz dalej, dołącz plik JPG, PNG, HEIC, GIF lub WEBP."))
             let switched = try await browser.post("/language", [("lang", "en"), ("return", "/report/photo")])
             #expect(switched.headers[.location] == "/report/photo")
-            #expect(try await browser.get("/report/photo").html.contains("Upload a clear photo of the pet you found."))
+            #expect(
+                try await browser.get("/report/photo").html.contains(
+                    "A recent photo is mandatory before you can continue."))
         }
     }
 

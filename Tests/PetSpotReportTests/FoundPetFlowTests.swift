@@ -69,6 +69,40 @@ struct FoundPetFlowTests {
         #expect(flow == FoundPetFlow())
     }
 
+    /// Seed 000: a draft photo counts only while its file exists, checked before Continue and before submit.
+    @Test func aDraftWhoseFileIsGoneIsNoPhoto() throws {
+        let root = try PhotoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let cache = PhotoDraftCache(environment: ["XDG_CACHE_HOME": root.path])
+        var flow = FoundPetFlow()
+        let draft = try cache.store(Data(PhotoFixtures.jpeg(width: 640, height: 480)))
+        flow.attachment = .confirmed(draft)
+        try FileManager.default.removeItem(at: draft.file)
+        #expect(!draft.isOnDisk)
+        #expect(flow.continue(today: Self.today).map(\.message) == ["Photo is mandatory"])
+        #expect(flow.step == .photo && flow.attachment == .empty)  // the vanished draft is forgotten
+
+        // Before submit: everything else valid, the file removed on the last step.
+        flow.attachment = .confirmed(try cache.store(Data(PhotoFixtures.jpeg(width: 640, height: 480))))
+        flow.continue(today: Self.today)
+        flow.details = FoundPetDetailsForm(
+            description: DescriptionForm(
+                date: Self.today, species: .dog, gender: .male, latitudeText: "1", longitudeText: "2"))
+        flow.continue(today: Self.today)
+        flow.contact = ContactForm(phone: "1234567", email: "a@b.pl")
+        #expect(flow.continue(today: Self.today).isEmpty && flow.step == .contact)
+        #expect(flow.checkPhoto() == nil)
+        try cache.clear()
+        guard case .failure(let errors) = flow.report(today: Self.today) else {
+            Issue.record("a report without its photo file")
+            return
+        }
+        #expect(errors.errors.map(\.message) == ["Photo is mandatory"])
+        #expect(flow.checkPhoto()?.message == "Photo is mandatory")
+        #expect(flow.step == .photo && flow.attachment == .empty)
+        #expect(flow.details.description.species == .dog && flow.contact.phone == "1234567")  // the rest kept
+    }
+
     @Test func reportListsEveryMissingThing() {
         guard case .failure(let errors) = FoundPetFlow().report(today: Self.today) else {
             Issue.record("expected errors")

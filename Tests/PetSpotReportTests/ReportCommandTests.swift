@@ -87,6 +87,35 @@ struct ReportCommandTests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: drafts.path)) ?? [] == [])
     }
 
+    /// Seeds 003 and 004: the description and the address are cut at 500 characters (even a line longer than the
+    /// terminal's line limit), the phones at 11 digits; nothing of it is refused or reported.
+    @Test func longTextsAndPhonesAreCutSilently() throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        let photo = try PhotoFixtures.write(
+            PhotoFixtures.jpeg(width: 640, height: 480), named: "found.jpg", in: work.root)
+        let description = String(repeating: "d", count: 499) + "żxyz"
+        let address = String(repeating: "a", count: FoundPetConsole.maximumLineLength + 10)
+        var input = ReportCLI.validAnswers(photo: photo.path, coordinates: ["52.1", "21.1"])
+        let last = input.count
+        input[last - 6] = description  // description
+        input[last - 5] = "+48 600 123 456 789"  // phone: 14 digits
+        input[last - 2] = "60012345678999"  // caregiver phone
+        input[last - 1] = address
+        let output = try ReportCLI.run(
+            ["found", "--scenario", work.scenario(Self.warsaw), "--outbox", work.outbox.path], input: input,
+            environment: work.environment)
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+        for refusal in ["Enter at most", "Input is too long", "Enter at least 7 digits", "must be"] {
+            #expect(!output.stdout.contains(refusal), "refused: \(refusal)\n\(output.stdout)")
+        }
+        let report = try FoundPetReport.decode(Data(contentsOf: try #require(work.reports().first)))
+        #expect(report.details.description == String(repeating: "d", count: 499) + "ż")
+        #expect(report.contact.phone == "+48 600 123 456")
+        #expect(report.contact.caregiverPhone == "60012345678")
+        #expect(report.contact.address == String(repeating: "a", count: 500))
+    }
+
     @Test func typedCoordinatesWithCommaDecimal() throws {
         let work = try Workspace()
         defer { work.remove() }

@@ -15,6 +15,11 @@ import PetSpotReport
 /// | `GET/POST /report/photo`, `POST /report/photo/remove`, `POST /report/photo/continue`, `GET /report/photo/preview` | step 1 |
 /// | `GET/POST /report/details` (`action` = continue, back, gps) | step 2 |
 /// | `GET/POST /report/contact` (`action` = submit, back) | step 3 |
+///
+/// A step's form posted with `lang` (its language buttons are submit
+/// buttons of that form) saves what was entered without checking it and
+/// shows the same step in that language: switching language keeps
+/// everything, without JavaScript too.
 /// | `GET /report/thanks`, `POST /report/cancel` | the end of a visit |
 /// | `POST /activity`, `GET/POST /still-there` | the idle reset |
 /// | `GET /admin/status` | the outbox in figures, loopback peers only (``AdminRoutes``) |
@@ -132,7 +137,11 @@ struct KioskRoutes: Sendable {
 
     func uploadPhoto(_ context: KioskRequestContext) async -> Response {
         guard let visit = context.visit, visit.flow.step == .photo else { return await redirectToStep(context) }
-        let t = KioskStrings.of(visit.language)
+        // The language buttons submit this form: a file picked with them goes up, and the page comes back in
+        // the language chosen.
+        let switchTo = context.form.flatMap { KioskSettings.Language(rawValue: $0["lang"]) }
+        if let switchTo { await store.update(visit.id) { $0.language = switchTo } }
+        let t = KioskStrings.of(switchTo ?? visit.language)
         guard !context.uploadTooLarge else {
             await store.update(visit.id) {
                 $0.notice = Notice(photoProblem: t.photoTooLargeFormat.filling(KioskLimits.photoBytes >> 20))
@@ -140,7 +149,8 @@ struct KioskRoutes: Sendable {
             return redirect("/report/photo")
         }
         guard let file = context.form?.file, !file.data.isEmpty || !file.fileName.isEmpty else {
-            await store.update(visit.id) { $0.notice = Notice(photoProblem: t.translate(FieldMessages.photoRequired)) }
+            // Nothing picked (the picker closed without a photo): seed 002's helper, not an error.
+            if switchTo == nil { await store.update(visit.id) { $0.notice = Notice(pickerCancelled: true) } }
             return redirect("/report/photo")
         }
         let result: Result<PhotoDraft, PhotoDraftError>
@@ -185,7 +195,9 @@ struct KioskRoutes: Sendable {
         guard let visit = context.visit, visit.flow.step == .photo else { return await redirectToStep(context) }
         let today = dependencies.today()
         let moved = await store.update(visit.id) { visit in
+            // Seed 000: a draft counts only while its file exists (`continue` checks, and forgets a vanished one).
             let errors = visit.flow.continue(today: today)
+            if visit.flow.attachment.draft == nil { visit.photoFileName = nil }
             if !errors.isEmpty { visit.notice = Notice(errors: errors) }
             return visit
         }
@@ -227,6 +239,13 @@ struct KioskRoutes: Sendable {
             return await redirectToStep(context)
         }
         let today = dependencies.today()
+        if let language = KioskSettings.Language(rawValue: form["lang"]) {
+            await store.update(id) { visit in
+                Self.applyDetails(form, to: &visit)
+                visit.language = language
+            }
+            return redirect("/report/details")
+        }
         switch form["action"] {
         case "back":
             await store.update(id) { visit in
@@ -315,6 +334,13 @@ struct KioskRoutes: Sendable {
             return await redirectToStep(context)
         }
         let today = dependencies.today()
+        if let language = KioskSettings.Language(rawValue: form["lang"]) {
+            await store.update(id) { visit in
+                Self.applyContact(form, to: &visit)
+                visit.language = language
+            }
+            return redirect("/report/contact")
+        }
         if form["action"] == "back" {
             await store.update(id) { visit in
                 Self.applyContact(form, to: &visit)
@@ -327,6 +353,13 @@ struct KioskRoutes: Sendable {
             let errors = visit.flow.errors(today: today)
             guard errors.isEmpty else {
                 visit.notice = Notice(toast: "", errors: errors)
+                return nil
+            }
+            // Seed 000, before submit: the photo counts only while its draft file exists; when it is gone the
+            // visitor is back on the photo step with "Photo is mandatory" (everything else kept).
+            if let missing = visit.flow.checkPhoto() {
+                visit.photoFileName = nil
+                visit.notice = Notice(errors: [missing])
                 return nil
             }
             switch visit.flow.report(today: today) {
@@ -357,7 +390,8 @@ struct KioskRoutes: Sendable {
         return withCookie(redirect("/report/thanks"), next)
     }
 
-    /// Puts the posted step 3 fields into the visit.
+    /// Puts the posted step 3 fields into the visit (no validation; Back and the language keep them too).
+    /// The phones are capped at 11 digits and the address at 500 characters by ``ContactForm``, silently.
     static func applyContact(_ form: SubmittedForm, to visit: inout Visit) {
         visit.flow.contact.phone = String(form["phone"].prefix(40))
         visit.flow.contact.email = String(form["email"].prefix(300))

@@ -25,8 +25,12 @@ extension KioskStrings {
             "To wspólny ekran. Wszystko, co wpiszesz, zostanie usunięte po wysłaniu lub anulowaniu albo po {n} sekundach bezczynności."
 
         t.photoTitle = "Dodaj zdjęcie"
-        t.photoBody = "Dodaj wyraźne zdjęcie znalezionego zwierzęcia. Dzięki temu właściciel szybko je rozpozna."
+        t.photoBody = "Aktualne zdjęcie jest wymagane, aby przejść dalej."
         t.photoPick = "Dotknij, aby dodać zdjęcie"
+        t.photoTryAgain = "Spróbuj ponownie"
+        t.photoPickerCancelled = "Wybierz zdjęcie, aby przejść dalej – możesz wybrać je ponownie w każdej chwili."
+        t.photoRequiredTitle = "Wymagane zdjęcie"
+        t.photoRequiredMessage = "Zanim przejdziesz dalej, dołącz plik JPG, PNG, HEIC, GIF lub WEBP."
         t.photoHint = "JPG, PNG, HEIC, GIF lub WEBP, do 10 MB"
         t.uploadButton = "Prześlij zdjęcie"
         t.uploading = "Przesyłanie…"
@@ -35,7 +39,8 @@ extension KioskStrings {
         t.photoSize = "Rozmiar"
         t.photoDimensions = "Wymiary"
         t.removeButton = "Usuń"
-        t.photoTooLargeFormat = "Zdjęcie jest za duże (najwyżej {n} MB)"
+        t.photoTooLargeFormat =
+            "Zdjęcie jest za duże: to stanowisko przechowuje do wysłania zgłoszenia zdjęcia o rozmiarze najwyżej {n} MB"
         t.photoUnsupported = "Wybierz zdjęcie JPG, PNG, HEIC, GIF lub WEBP"
         t.photoEmpty = "Plik zdjęcia jest pusty"
         t.photoSaveFailed = "Nie udało się zapisać zdjęcia. Spróbuj ponownie."
@@ -136,13 +141,10 @@ extension KioskStrings {
             FieldMessages.longitudeRequired: "Uzupełnij długość geograficzną",
             FieldMessages.longitudeNotNumber: "Długość geograficzna musi być liczbą",
             FieldMessages.longitudeRange: "Długość geograficzna musi mieścić się w przedziale od -180 do 180",
-            FieldMessages.descriptionTooLong: "Opis może mieć najwyżej 500 znaków",
             FieldMessages.petNameTooLong: "Imię może mieć najwyżej 100 znaków",
             FieldMessages.phoneRequired: "Wpisz co najmniej 7 cyfr",
-            FieldMessages.phoneTooLong: "Wpisz najwyżej 11 cyfr",
             FieldMessages.emailRequired: "Wpisz poprawny adres e-mail",
             FieldMessages.rewardTooLong: "Nagroda może mieć najwyżej 200 znaków",
-            FieldMessages.addressTooLong: "Adres może mieć najwyżej 500 znaków",
         ]
         return t
     }()

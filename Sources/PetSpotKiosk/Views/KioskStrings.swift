@@ -30,10 +30,17 @@ public struct KioskStrings: Sendable {
     public var privacyFormat =
         "This is a shared screen. Everything you enter is deleted when you submit or cancel, or after {n} seconds without activity."
 
-    // MARK: Step 1: photo (seed 004)
-    public var photoTitle = "Upload photo"
-    public var photoBody = "Upload a clear photo of the pet you found. This helps the owner recognize them quickly."
+    // MARK: Step 1: photo (seeds 002 and 004)
+    public var photoTitle = "Add a photo"
+    public var photoBody = "A recent photo is mandatory before you can continue."
     public var photoPick = "Tap to upload a photo"
+    /// The picker's title after a photo was refused or failed (seed 002).
+    public var photoTryAgain = "Try again"
+    /// Shown when the picker was closed without a photo (seed 002).
+    public var photoPickerCancelled = "Select a photo to continue – you can browse again anytime."
+    /// The toast of Continue without a photo (seed 002): a title and a line.
+    public var photoRequiredTitle = "Photo required"
+    public var photoRequiredMessage = "Attach a JPG, PNG, HEIC, GIF or WEBP file before continuing."
     public var photoHint = "JPG, PNG, HEIC, GIF or WEBP up to 10 MB"
     public var uploadButton = "Upload photo"
     public var uploading = "Uploading…"
@@ -42,7 +49,9 @@ public struct KioskStrings: Sendable {
     public var photoSize = "Size"
     public var photoDimensions = "Dimensions"
     public var removeButton = "Remove"
-    public var photoTooLargeFormat = "The photo is too large (at most {n} MB)"
+    /// The station's own bound (SPEC §7): the phone app has none, so the message says why.
+    public var photoTooLargeFormat =
+        "The photo is too large: this station keeps photos of at most {n} MB until the report is sent"
     public var photoUnsupported = "Please choose a JPG, PNG, HEIC, GIF or WEBP photo"
     public var photoEmpty = "The photo file is empty"
     public var photoSaveFailed = "The photo could not be saved. Please try again."

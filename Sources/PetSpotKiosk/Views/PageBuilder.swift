@@ -56,14 +56,26 @@ public struct PageBuilder: Sendable {
         let t = page.t
         page.step = StepView(number: 1, t: t)
         page.showCancel = true
-        let card = visit.flow.attachment.draft.map { draft in
+        page.toastID = "animalPhoto.toast"
+        if visit.notice?.message(for: .photo) != nil {
+            // Continue without a photo (seed 002): a toast that clears after 3 s, and the inline error.
+            page.toastTitle = t.photoRequiredTitle
+            page.toast = t.photoRequiredMessage
+            page.toastDismissAfter = 3000
+        }
+        // A draft counts only while its file exists (seed 000).
+        let card = visit.flow.attachment.draft.flatMap { draft in draft.isOnDisk ? draft : nil }.map { draft in
             PhotoCard(
                 fileName: visit.photoFileName ?? "photo.\(draft.info.format.fileExtension)",
                 size: Self.byteSize(draft.byteCount), dimensions: "\(draft.info.width) × \(draft.info.height) px",
                 previewable: draft.info.format != .heic)
         }
         let error = visit.notice?.photoProblem ?? visit.notice?.message(for: .photo).map(t.translate)
-        page.photo = PhotoView(card: card, error: error, maximumBytes: KioskLimits.photoBytes)
+        page.photo = PhotoView(
+            card: card, error: error, retry: visit.notice?.photoProblem != nil,
+            pickerCancelled: visit.notice?.pickerCancelled == true, maximumBytes: KioskLimits.photoBytes)
+        // The language buttons submit the upload form: a file picked without JavaScript goes up with them.
+        if card == nil { page.languageForm = "photoForm" }
         return page
     }
 
@@ -73,6 +85,7 @@ public struct PageBuilder: Sendable {
         let t = page.t
         page.step = StepView(number: 2, t: t)
         page.showCancel = true
+        page.languageForm = "detailsForm"
         let form = visit.flow.details
         let description = form.description
         func error(_ field: ReportField) -> String? { visit.notice?.message(for: field).map(t.translate) }
@@ -171,6 +184,7 @@ public struct PageBuilder: Sendable {
         let t = page.t
         page.step = StepView(number: 3, t: t)
         page.showCancel = true
+        page.languageForm = "contactForm"
         let form = visit.flow.contact
         func field(_ id: String, _ name: String, _ label: String, _ value: String, _ report: ReportField) -> FieldView {
             FieldView(

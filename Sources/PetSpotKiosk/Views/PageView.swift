@@ -14,6 +14,17 @@ public struct PageView: Sendable {
     public var languages: [LanguageOption]
     public var step: StepView?
     public var toast: String?
+    /// The toast's heading, before its text (the photo step's "Photo required").
+    public var toastTitle: String?
+    /// The toast's id: `reportFound.toast`, on the photo step `animalPhoto.toast` (seed 002).
+    public var toastID = "reportFound.toast"
+    /// Milliseconds after which the script hides the toast (seed 002's photo toast: 3 s); without
+    /// JavaScript it simply stays.
+    public var toastDismissAfter: Int?
+    /// The id of the step's form that the language buttons submit (`form=` attribute): what was typed is
+    /// saved, without being checked, and the same step comes back in the new language. `nil`: the
+    /// buttons post to `/language` (nothing on the page to keep).
+    public var languageForm: String?
     public var idle: IdleView?
     /// Whether "Cancel report" is offered.
     public var showCancel = false
@@ -96,6 +107,10 @@ public struct PhotoView: Sendable {
     public var card: PhotoCard?
     /// Why the photo is missing or was refused.
     public var error: String?
+    /// A photo was refused or failed: the picker says "Try again".
+    public var retry = false
+    /// The picker was closed without a photo: the helper text is shown.
+    public var pickerCancelled = false
     public var maximumBytes: Int
 }
 

@@ -67,11 +67,16 @@ public struct Notice: Sendable, Hashable {
     public var errors: [FieldError] = []
     /// A message of the photo step (a refused file), already in the page language.
     public var photoProblem: String?
+    /// The photo step's picker gave no file (seed 002's helper text).
+    public var pickerCancelled = false
 
-    public init(toast: String? = nil, errors: [FieldError] = [], photoProblem: String? = nil) {
+    public init(
+        toast: String? = nil, errors: [FieldError] = [], photoProblem: String? = nil, pickerCancelled: Bool = false
+    ) {
         self.toast = toast
         self.errors = errors
         self.photoProblem = photoProblem
+        self.pickerCancelled = pickerCancelled
     }
 
     /// The message of `field`, if it has one.

@@ -73,6 +73,25 @@
     });
   }
 
+  // MARK: Phone numbers: at most 11 digits (SPEC §7), capped silently as typed (the server caps them too).
+  Array.prototype.forEach.call(document.querySelectorAll("input[type=tel]"), function (field) {
+    field.addEventListener("input", function () {
+      var digits = 0;
+      for (var i = 0; i < field.value.length; i++) {
+        if (field.value.charAt(i) >= "0" && field.value.charAt(i) <= "9" && ++digits === 11) {
+          if (i + 1 < field.value.length) { field.value = field.value.slice(0, i + 1); }
+          return;
+        }
+      }
+    });
+  });
+
+  // MARK: A toast with data-dismiss-after (the photo step's "Photo required", seed 002) clears after 3 s.
+  Array.prototype.forEach.call(document.querySelectorAll(".toast[data-dismiss-after]"), function (toast) {
+    var after = parseInt(toast.getAttribute("data-dismiss-after"), 10);
+    if (!isNaN(after)) { setTimeout(function () { toast.hidden = true; }, after); }
+  });
+
   // MARK: Character counters ("123/500").
   Array.prototype.forEach.call(document.querySelectorAll("textarea[data-counter]"), function (area) {
     var counter = byId(area.getAttribute("data-counter"));
@@ -154,15 +173,25 @@
   // MARK: Photo: upload as soon as it is picked, with progress.
   var photoForm = byId("photoForm");
   var fileInput = byId("animalPhoto.fileInput.input");
+  var cancelled = byId("animalPhoto.pickerCancelled.text");
+  if (photoForm && fileInput && cancelled) {
+    // The picker closed without a photo: seed 002's helper ("you can browse again anytime").
+    fileInput.addEventListener("cancel", function () {
+      cancelled.hidden = false;
+      cancelled.textContent = cancelled.textContent;  // announced again by the status region
+    });
+  }
   if (photoForm && fileInput && window.XMLHttpRequest) {
     fileInput.addEventListener("change", function () {
       var file = fileInput.files && fileInput.files[0];
       if (!file) { return; }
+      if (cancelled) { cancelled.hidden = true; }
       var problem = byId("animalPhoto.fileInput.error");
       var limit = parseInt(photoForm.getAttribute("data-max-bytes"), 10);
       if (file.size > limit) {
         problem.textContent = photoForm.getAttribute("data-too-large").replace("{n}", String(Math.floor(limit / 1048576)));
         problem.hidden = false;
+        byId("animalPhoto.browse.label").textContent = photoForm.getAttribute("data-retry");
         fileInput.value = "";
         return;
       }
