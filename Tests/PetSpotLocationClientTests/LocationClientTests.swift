@@ -13,7 +13,7 @@ import TestSupport
 
 /// ``LocationClient`` against a real daemon run in this process
 /// (``InProcessDaemon``): the answers it decodes, the errors it maps.
-@Suite("LocationClient against an in-process daemon", .timeLimit(.minutes(1)))
+@Suite("LocationClient against an in-process daemon", .timeLimit(.minutes(5)))
 struct LocationClientTests {
     /// Where the static source stands (Warsaw, Saski Park) and how well.
     static let latitude = 52.2411

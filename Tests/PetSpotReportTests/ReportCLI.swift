@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Runs the built `petspot-report` binary with lines on its standard input.
 ///
@@ -32,9 +33,13 @@ struct ReportCLI {
 
     /// Runs `petspot-report` with `arguments`, feeding `input` (one element
     /// per line) and then end of input; kills it after `timeout` seconds.
+    /// It waits without blocking a thread: the test process's other tests
+    /// share Swift's cooperative pool (two threads on a 2-core machine),
+    /// and a test that blocked one for the child's whole life starved them
+    /// on a loaded machine.
     static func run(
         _ arguments: [String], input: [String], environment: [String: String] = [:], timeout: Double = 60
-    ) throws -> Output {
+    ) async throws -> Output {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments
@@ -50,13 +55,16 @@ struct ReportCLI {
         process.standardInput = try FileHandle(forReadingFrom: inputFile)
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         process.standardError = try FileHandle(forWritingTo: errFile)
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
+        let (exits, exited) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in exited.finish() }
         try process.run()
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            exited.wait()
+        let pid = process.processIdentifier
+        let killer = Task {
+            guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
+            kill(pid, SIGKILL)
         }
+        for await _ in exits {}
+        killer.cancel()
         return Output(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: outFile), as: UTF8.self),

@@ -28,7 +28,7 @@ struct ReportCommandTests {
 
     static let warsaw = #"{"steps": [{"fix": {"latitude": 52.2297, "longitude": 21.0122, "horizontalAccuracy": 5}}]}"#
 
-    @Test func completeFlowWithInvalidAnswersAndGPS() throws {
+    @Test func completeFlowWithInvalidAnswersAndGPS() async throws {
         let work = try Workspace()
         defer { work.remove() }
         let photo = try PhotoFixtures.write(
@@ -47,7 +47,7 @@ struct ReportCommandTests {
             "finder@", "finder@example.com",
             "50 PLN", "12", "7654321", "",
         ]
-        let output = try ReportCLI.run(
+        let output = try await ReportCLI.run(
             ["found", "--scenario", work.scenario(Self.warsaw), "--outbox", work.outbox.path], input: input,
             environment: work.environment)
         #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
@@ -89,7 +89,7 @@ struct ReportCommandTests {
 
     /// Seeds 003 and 004: the description and the address are cut at 500 characters (even a line longer than the
     /// terminal's line limit), the phones at 11 digits; nothing of it is refused or reported.
-    @Test func longTextsAndPhonesAreCutSilently() throws {
+    @Test func longTextsAndPhonesAreCutSilently() async throws {
         let work = try Workspace()
         defer { work.remove() }
         let photo = try PhotoFixtures.write(
@@ -102,7 +102,7 @@ struct ReportCommandTests {
         input[last - 5] = "+48 600 123 456 789"  // phone: 14 digits
         input[last - 2] = "60012345678999"  // caregiver phone
         input[last - 1] = address
-        let output = try ReportCLI.run(
+        let output = try await ReportCLI.run(
             ["found", "--scenario", work.scenario(Self.warsaw), "--outbox", work.outbox.path], input: input,
             environment: work.environment)
         #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
@@ -116,12 +116,12 @@ struct ReportCommandTests {
         #expect(report.contact.address == String(repeating: "a", count: 500))
     }
 
-    @Test func typedCoordinatesWithCommaDecimal() throws {
+    @Test func typedCoordinatesWithCommaDecimal() async throws {
         let work = try Workspace()
         defer { work.remove() }
         let photo = try PhotoFixtures.write(
             PhotoFixtures.webpLossless(width: 10, height: 20), named: "p", in: work.root)
-        let output = try ReportCLI.run(
+        let output = try await ReportCLI.run(
             ["found", "--scenario", work.scenario(Self.warsaw), "--outbox", work.outbox.path],
             input: ReportCLI.validAnswers(photo: photo.path, coordinates: ["-33,8688", "181", "151,2093"]),
             environment: work.environment)
@@ -133,11 +133,11 @@ struct ReportCommandTests {
         #expect(report.photo.format == .webp)
     }
 
-    @Test func deniedGPSShowsTheAlertAndTheUserTypesCoordinates() throws {
+    @Test func deniedGPSShowsTheAlertAndTheUserTypesCoordinates() async throws {
         let work = try Workspace()
         defer { work.remove() }
         let photo = try PhotoFixtures.write(PhotoFixtures.png(width: 1, height: 1), named: "p.png", in: work.root)
-        let output = try ReportCLI.run(
+        let output = try await ReportCLI.run(
             [
                 "found", "--scenario", work.scenario(Self.warsaw), "--outbox", work.outbox.path,
                 "--mock-authorization", "notDetermined", "--mock-prompt", "deny",
@@ -150,11 +150,11 @@ struct ReportCommandTests {
         #expect(try work.reports().count == 1)
     }
 
-    @Test func unreachableDaemonIsAMessageAndTheFlowGoesOn() throws {
+    @Test func unreachableDaemonIsAMessageAndTheFlowGoesOn() async throws {
         let work = try Workspace()
         defer { work.remove() }
         let photo = try PhotoFixtures.write(PhotoFixtures.gif(width: 1, height: 1), named: "p.gif", in: work.root)
-        let output = try ReportCLI.run(
+        let output = try await ReportCLI.run(
             ["found", "--socket", work.root.appendingPathComponent("no.sock").path, "--outbox", work.outbox.path],
             input: ReportCLI.validAnswers(photo: photo.path, coordinates: ["gps", "52.1", "21.2"]),
             environment: work.environment)
@@ -165,12 +165,12 @@ struct ReportCommandTests {
     }
 
     @Test(arguments: [1, 6, 12])
-    func endOfInputMidFlowWritesNothing(answeredLines: Int) throws {
+    func endOfInputMidFlowWritesNothing(answeredLines: Int) async throws {
         let work = try Workspace()
         defer { work.remove() }
         let photo = try PhotoFixtures.write(PhotoFixtures.png(width: 1, height: 1), named: "p.png", in: work.root)
         let answers = ReportCLI.validAnswers(photo: photo.path, coordinates: ["1", "2"])
-        let output = try ReportCLI.run(
+        let output = try await ReportCLI.run(
             ["found", "--scenario", work.scenario(Self.warsaw), "--outbox", work.outbox.path],
             input: Array(answers.prefix(answeredLines)), environment: work.environment)
         #expect(output.status != 0)
