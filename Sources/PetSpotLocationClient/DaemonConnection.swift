@@ -129,7 +129,7 @@ actor DaemonConnection {
         let id = nextID
         let socketPath = self.socketPath
         let sent = await withDeadline(.now + limits.send) {
-            .failure(.daemonUnreachable("could not send the request to \(socketPath) within \(limits.send)"))
+            .failure(.daemonUnreachable("sending the request to \(socketPath) did not finish within \(limits.send)"))
         } operation: {
             await self.send(id, method, params: params, watch: watch)
         }

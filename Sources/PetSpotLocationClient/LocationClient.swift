@@ -12,8 +12,9 @@ import PetSpotProtocol
 /// No call waits without a bound, and one request's trouble stays its own:
 /// - Every request first gets written to the daemon, within ``sendLimit``
 ///   (connecting, if there is no connection, and writing the line); past
-///   that it ends with `daemonUnreachable("could not send the request …")`
-///   and nothing was sent.
+///   that it ends with `daemonUnreachable("sending the request … did not
+///   finish …")`: the line was not written, or its write was not seen to
+///   finish in time; either way a late answer is ignored.
 /// - Then every call waits for its answer at most its limit, counted from
 ///   the write (``answerLimit``; for `location`, the request's timeout plus
 ///   ``responseMargin``; for `requestAuthorization`, 3700 s, past the

@@ -1,4 +1,19 @@
 import PetSpotLocation
+import PetSpotLocationClient
+
+extension LocationClient {
+    /// A client for these tests: its send limit is one a loaded machine never
+    /// reaches (a test process starved of CPU has taken more than 10 s to
+    /// resume a finished write), so each test fails only on what it tests.
+    static func patient(
+        _ path: String, answerLimit: Duration = LocationClient.answerLimit,
+        responseMargin: Duration = LocationClient.responseMargin, resubscribe: Bool = true
+    ) -> LocationClient {
+        LocationClient(
+            socketPath: path, answerLimit: answerLimit, responseMargin: responseMargin, sendLimit: .seconds(300),
+            resubscribe: resubscribe)
+    }
+}
 
 /// `body`'s value, or nil when `bound` passes first. Unlike a task group
 /// (``withDeadline``), it does not wait for a `body` that ignores

@@ -45,7 +45,7 @@ struct LocationClientTests {
     @Test("location answers with the configured static position, in full")
     func locationIsTheStaticPosition() async throws {
         try await InProcessDaemon.with(Self.authorized) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             let fix = try await client.location(LocationRequest(timeout: .seconds(2)))
             #expect(fix.coordinate.latitude == Self.latitude)
             #expect(fix.coordinate.longitude == Self.longitude)
@@ -61,7 +61,7 @@ struct LocationClientTests {
     @Test("authorizationStatus reports the policy's answer and the identity the kernel gave the daemon")
     func authorizationStatusOfAnAuthorizedClient() async throws {
         try await InProcessDaemon.with(Self.authorized) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             let state = try await client.authorizationStatus()
             #expect(state.status == .authorized)
             #expect(state.accuracy == .full)
@@ -86,7 +86,7 @@ struct LocationClientTests {
         async throws
     {
         try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             await #expect(throws: error) { try await client.location(LocationRequest(timeout: .seconds(2))) }
             let state = try await client.authorizationStatus()
             #expect(state.status == status)
@@ -98,7 +98,7 @@ struct LocationClientTests {
     @Test("a watch under a refusing policy ends with the refusal")
     func refusedWatch() async throws {
         try await InProcessDaemon.with(Self.configuration(policy: #"default = "denied""#)) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             await #expect(throws: LocationError.denied) {
                 for try await _ in client.updates(WatchOptions()) {}
             }
@@ -112,7 +112,7 @@ struct LocationClientTests {
             prompt = "allow"
             """
         try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             #expect(try await client.authorizationStatus().status == .notDetermined)
             let granted = try await client.requestAuthorization(accuracy: .reduced)
             #expect(granted.status == .authorized)
@@ -123,7 +123,7 @@ struct LocationClientTests {
             #expect(fix.accuracy == .reduced)
             #expect((fix.horizontalAccuracy ?? 0) >= Self.cellMeters)
             // Remembered for the uid: another connection is authorized too.
-            let other = LocationClient(socketPath: daemon.socketPath)
+            let other = LocationClient.patient(daemon.socketPath)
             #expect(try await other.authorizationStatus() == granted)
         }
     }
@@ -135,7 +135,7 @@ struct LocationClientTests {
             prompt = "deny"
             """
         try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             let state = try await client.requestAuthorization(accuracy: .full)
             #expect(state.status == .denied)
             #expect(state.decidedBy == .decision)
@@ -153,7 +153,7 @@ struct LocationClientTests {
             users = ["\(user)"]
             """
         try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             #expect(try await client.requestAuthorization(accuracy: .full).status == .authorized)
             try await client.resetAuthorization(uid: getuid())
             #expect(try await client.authorizationStatus().status == .notDetermined)
@@ -165,7 +165,7 @@ struct LocationClientTests {
             groups = []
             """
         try await InProcessDaemon.with(Self.configuration(policy: nobodyAdmin)) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             await #expect(throws: LocationError.forbidden) { try await client.resetAuthorization(uid: getuid()) }
         }
     }
@@ -173,7 +173,7 @@ struct LocationClientTests {
     @Test("daemonStatus: version, the static source, this one client")
     func daemonStatus() async throws {
         try await InProcessDaemon.with(Self.authorized) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             let status = try await client.daemonStatus()
             #expect(status["version"] == .string(DaemonVersion.current))
             #expect(status["source"]?["kind"] == .string("static"))
@@ -186,7 +186,7 @@ struct LocationClientTests {
     @Test("calls made at once before any connection share one connection")
     func concurrentFirstCallsShareOneConnection() async throws {
         try await InProcessDaemon.with(Self.authorized) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<8 {
                     group.addTask { _ = try await client.authorizationStatus() }
@@ -204,7 +204,7 @@ struct LocationClientTests {
     )
     func watchUntilTheDaemonStops() async throws {
         try await InProcessDaemon.with(Self.authorized) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath, resubscribe: false)
+            let client = LocationClient.patient(daemon.socketPath, resubscribe: false)
             let interval = Duration.milliseconds(100)
             var updates = client.updates(WatchOptions(interval: interval)).makeAsyncIterator()
             var fixes: [LocationFix] = []
@@ -217,7 +217,7 @@ struct LocationClientTests {
             for (previous, next) in zip(times, times.dropFirst()) {
                 #expect(next - previous >= interval.seconds - 0.001)
             }
-            let watching = try await LocationClient(socketPath: daemon.socketPath).daemonStatus()
+            let watching = try await LocationClient.patient(daemon.socketPath).daemonStatus()
             #expect(watching["watchers"] == .number(1))
 
             try await daemon.stop()
@@ -234,7 +234,7 @@ struct LocationClientTests {
         let directory = try TemporaryDirectory(prefix: "psd")
         defer { directory.remove() }
         let client = try await InProcessDaemon.with(Self.authorized, in: directory) { first in
-            let client = LocationClient(socketPath: first.socketPath)
+            let client = LocationClient.patient(first.socketPath)
             #expect(try await client.location(LocationRequest()).coordinate.latitude == Self.latitude)
             try await first.stop()
             let error = await #expect(throws: LocationError.self) { try await client.daemonStatus() }
@@ -260,7 +260,7 @@ struct LocationClientTests {
         defer { directory.remove() }
         let interval = Duration.milliseconds(100)
         let client = try await InProcessDaemon.with(Self.authorized, in: directory) { daemon in
-            LocationClient(socketPath: daemon.socketPath)
+            LocationClient.patient(daemon.socketPath)
         }
         var events: AsyncThrowingStream<WatchEvent, any Error>.Iterator? = nil
         for round in 1...3 {
@@ -292,7 +292,7 @@ struct LocationClientTests {
                 // The same options: still at most one fix per interval.
                 #expect(times[1] - times[0] >= interval.seconds - 0.001, "round \(round)")
                 // Subscribed on this daemon, by this client's one connection.
-                let status = try await LocationClient(socketPath: daemon.socketPath).daemonStatus()
+                let status = try await LocationClient.patient(daemon.socketPath).daemonStatus()
                 #expect(status["watchers"] == .number(1), "round \(round)")
             }
         }
@@ -314,7 +314,7 @@ struct LocationClientTests {
     @Test("close() ends a resubscribing watch with daemonUnreachable: a restart is survived, a close is not")
     func closeEndsAResubscribingWatch() async throws {
         try await InProcessDaemon.with(Self.authorized) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             var updates = client.updates(WatchOptions(interval: .milliseconds(100))).makeAsyncIterator()
             _ = try #require(try await updates.next())
             await client.close()
@@ -328,7 +328,7 @@ struct LocationClientTests {
     @Test("a call made right after close() opens a new connection rather than writing to the closing one")
     func callAfterCloseReconnects() async throws {
         try await InProcessDaemon.with(Self.authorized) { daemon in
-            let client = LocationClient(socketPath: daemon.socketPath)
+            let client = LocationClient.patient(daemon.socketPath)
             _ = try await client.daemonStatus()
             for _ in 0..<10 {
                 await client.close()

@@ -127,7 +127,7 @@ struct SlowAnswerTests {
     func timedOutCallFailsAlone() async throws {
         try await Self.withHoldingListener { path, listener in
             let limit = Duration.milliseconds(300)
-            let client = LocationClient(socketPath: path, answerLimit: limit)
+            let client = LocationClient.patient(path, answerLimit: limit)
             var received = listener.received.makeAsyncIterator()
             // In flight throughout (bounded by its timeout plus the margin, 65 s); answered only at the end.
             let inFlight = Task { () -> Result<LocationFix, LocationError> in
@@ -160,7 +160,7 @@ struct SlowAnswerTests {
     func cancelledCallFailsAlone() async throws {
         try await Self.withHoldingListener { path, listener in
             // A limit that would end the call in a minute anyway, should cancelling not.
-            let client = LocationClient(socketPath: path, answerLimit: .seconds(60))
+            let client = LocationClient.patient(path, answerLimit: .seconds(60))
             var received = listener.received.makeAsyncIterator()
             let call = Task { try await client.authorizationStatus() }
             #expect(await received.next()?.method == "authorization.status")
@@ -187,7 +187,7 @@ struct SlowAnswerTests {
     func timedOutWatchIsUnwatchedWhenAnsweredLate() async throws {
         try await Self.withHoldingListener { path, listener in
             let limit = Duration.milliseconds(300)
-            let client = LocationClient(socketPath: path, answerLimit: limit)
+            let client = LocationClient.patient(path, answerLimit: limit)
             var received = listener.received.makeAsyncIterator()
             let outcome = await firstWithin(limit + .seconds(60)) {
                 await ending(of: client.updates(WatchOptions()))

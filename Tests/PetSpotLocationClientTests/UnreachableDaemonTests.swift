@@ -103,7 +103,7 @@ struct UnreachableDaemonTests {
     func silentDaemonStatus() async throws {
         try await Self.withSilentListener { path, listener in
             let limit = Duration.milliseconds(300)
-            let client = LocationClient(socketPath: path, answerLimit: limit)
+            let client = LocationClient.patient(path, answerLimit: limit)
             var error: LocationError?
             let elapsed = await ContinuousClock().measure {
                 error = await #expect(throws: LocationError.self) { try await client.daemonStatus() }
@@ -127,7 +127,7 @@ struct UnreachableDaemonTests {
         try await Self.withSilentListener { path, listener in
             let timeout = Duration.milliseconds(200)
             let margin = Duration.milliseconds(200)
-            let client = LocationClient(socketPath: path, answerLimit: .seconds(30), responseMargin: margin)
+            let client = LocationClient.patient(path, answerLimit: .seconds(30), responseMargin: margin)
             var error: LocationError?
             let elapsed = await ContinuousClock().measure {
                 error = await #expect(throws: LocationError.self) {
@@ -146,7 +146,7 @@ struct UnreachableDaemonTests {
     func silentDaemonWatch() async throws {
         try await Self.withSilentListener { path, listener in
             let limit = Duration.milliseconds(300)
-            let client = LocationClient(socketPath: path, answerLimit: limit)
+            let client = LocationClient.patient(path, answerLimit: limit)
             let start = ContinuousClock.now
             let outcome = await firstWithin(limit + .seconds(60)) {
                 await ending(of: client.updates(WatchOptions()))
@@ -176,7 +176,7 @@ struct UnreachableDaemonTests {
     @Test("a request is written even when its answer limit is shorter than the connect: the limit starts at the write")
     func answerLimitStartsAtTheWrite() async throws {
         try await Self.withSilentListener { path, listener in
-            let client = LocationClient(socketPath: path, answerLimit: .nanoseconds(1))
+            let client = LocationClient.patient(path, answerLimit: .nanoseconds(1))
             let error = await #expect(throws: LocationError.self) { try await client.daemonStatus() }
             guard case .daemonUnreachable(let detail)? = error else {
                 Issue.record("expected daemonUnreachable, got \(String(describing: error))")
@@ -191,18 +191,18 @@ struct UnreachableDaemonTests {
         }
     }
 
-    @Test("under load every call is written: 40 clients × 5 calls with a 2 ms answer limit, two busy processes beside")
+    /// Many connections opening at once, each slower than its answer limit
+    /// (the whole suite runs beside this, and scripts/test-under-load adds a
+    /// CPU hog on every core): on the old code most of these were never written.
+    @Test("every call is written: 40 clients × 5 calls at once with a 2 ms answer limit")
     func everyCallIsWrittenUnderLoad() async throws {
-        // Two processes that keep both cores busy while the calls run.
-        let hogs = try (0..<2).map { _ in try ChildProcess("/bin/sh", ["-c", "while :; do :; done"]) }
-        defer { hogs.forEach { $0.terminate() } }
         try await Self.withSilentListener { path, listener in
             let clients = 40
             let calls = 5
             let outcomes = await withTaskGroup(of: [LocationError?].self) { group in
                 for _ in 0..<clients {
                     group.addTask {
-                        let client = LocationClient(socketPath: path, answerLimit: .milliseconds(2))
+                        let client = LocationClient.patient(path, answerLimit: .milliseconds(2))
                         var errors: [LocationError?] = []
                         for _ in 0..<calls {
                             do throws(LocationError) {
@@ -242,7 +242,7 @@ struct UnreachableDaemonTests {
     )
     func unansweredWatchesAreBounded() async throws {
         try await Self.withSilentListener { path, listener in
-            let client = LocationClient(socketPath: path, answerLimit: .milliseconds(100))
+            let client = LocationClient.patient(path, answerLimit: .milliseconds(100))
             // Watch after watch, each forgotten at its answer limit, until the client gives the connection up.
             var watches = 0
             while listener.tally.accepted < 2, watches < 100 {
@@ -265,8 +265,7 @@ struct UnreachableDaemonTests {
     func cancelledLocation() async throws {
         try await Self.withSilentListener { path, listener in
             // Nothing here would end the call for a minute but its cancellation.
-            let client = LocationClient(
-                socketPath: path, answerLimit: .seconds(30), responseMargin: .seconds(30))
+            let client = LocationClient.patient(path, answerLimit: .seconds(30), responseMargin: .seconds(30))
             let call = Task { () -> LocationError? in
                 do throws(LocationError) {
                     _ = try await client.location(LocationRequest(timeout: .seconds(30)))
@@ -298,7 +297,7 @@ struct UnreachableDaemonTests {
         defer { directory.remove() }
         let path = directory.file("missing.sock")
         // A send limit no connect attempt comes near: a refusal must not wait for it.
-        let client = LocationClient(socketPath: path, sendLimit: .seconds(60))
+        let client = LocationClient.patient(path)
         var error: LocationError?
         let elapsed = await ContinuousClock().measure {
             error = await #expect(throws: LocationError.self) { try await client.authorizationStatus() }
