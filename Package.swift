@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "PetSpotLocationClient", targets: ["PetSpotLocationClient"]),
         .library(name: "PetSpotDaemon", targets: ["PetSpotDaemon"]),
         .library(name: "PetSpotReport", targets: ["PetSpotReport"]),
+        .library(name: "PetSpotPhotoCleaning", targets: ["PetSpotPhotoCleaning"]),
         // Also products for the benchmarks (Benchmarks/) and the fuzz targets (Fuzz/).
         .library(name: "PetSpotProtocol", targets: ["PetSpotProtocol"]),
         .library(name: "PetSpotPolicy", targets: ["PetSpotPolicy"]),
@@ -55,7 +56,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // The kiosk's web UI. Hummingbird without its swift-configuration trait (we read TOML ourselves).
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(
+            url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
@@ -70,7 +72,9 @@ let package = Package(
             dependencies: ["PetSpotLocation"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "PetSpotStaticSource", dependencies: ["PetSpotLocation", "PetSpotFixHub"], swiftSettings: swiftSettings),
+        .target(
+            name: "PetSpotStaticSource", dependencies: ["PetSpotLocation", "PetSpotFixHub"],
+            swiftSettings: swiftSettings),
         // The scripted walk the `simulated` source plays (production code).
         .target(
             name: "PetSpotSimulatedSource",
@@ -119,7 +123,8 @@ let package = Package(
         ),
         // systemd integration without libsystemd: sd_notify, watchdog, socket activation.
         .target(name: "PetSpotSystemd", dependencies: ["PetSpotPOSIX"], swiftSettings: swiftSettings),
-        .target(name: "PetSpotProtocol", dependencies: ["PetSpotLocation", "PetSpotJSON"], swiftSettings: swiftSettings),
+        .target(
+            name: "PetSpotProtocol", dependencies: ["PetSpotLocation", "PetSpotJSON"], swiftSettings: swiftSettings),
         .target(
             name: "PetSpotDaemon",
             dependencies: [
@@ -142,7 +147,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "PetSpotReport", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
+        .target(
+            name: "PetSpotReport", dependencies: ["PetSpotLocation", "PetSpotPhotoCleaning"],
+            swiftSettings: swiftSettings),
+        // Report photos without metadata, upright, HEIC as JPEG (SPEC §7); the only importer of the two C targets.
+        .target(name: "PetSpotPhotoCleaning", dependencies: ["CTurboJPEG", "CHeif"], swiftSettings: swiftSettings),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
 
         // MARK: Kiosk: configuration, report outbox, delivery to the backend (SPEC §8)
         .target(
@@ -177,6 +188,7 @@ let package = Package(
             dependencies: [
                 "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox", logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -223,14 +235,16 @@ let package = Package(
         .executableTarget(
             name: "petspot-location",
             dependencies: [
-                "PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "PetSpotPOSIX", argumentParser,
+                "PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "PetSpotPOSIX",
+                argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "petspot-report",
             dependencies: [
-                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock", "PetSpotSimulatedSource",
+                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock",
+                "PetSpotSimulatedSource",
                 "PetSpotOutbox",
                 "PetSpotDelivery", "PetSpotKioskConfiguration", "PetSpotConfiguration", argumentParser, logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -307,8 +321,13 @@ let package = Package(
             name: "PetSpotReportTests",
             dependencies: [
                 "PetSpotReport", "PetSpotLocation", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotFixHub",
-                "petspot-report",
+                "petspot-report", "PhotoTestSupport",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PetSpotPhotoCleaningTests",
+            dependencies: ["PetSpotPhotoCleaning", "PhotoTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -327,7 +346,8 @@ let package = Package(
             name: "PetSpotLocationClientTests",
             dependencies: [
                 "PetSpotLocationClient", "PetSpotLocation", "PetSpotJSON", "PetSpotDaemon", "DaemonTestSupport",
-                "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -370,6 +390,7 @@ let package = Package(
             name: "PetSpotKioskTests",
             dependencies: [
                 "PetSpotKiosk", "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox",
+                "PetSpotDelivery", "DeliveryTestSupport", "PhotoTestSupport", "TestSupport",
                 logging, .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -379,6 +400,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // Real photos made in code (TurboJPEG, libheif's encoder) with metadata spliced in, and their pixels.
+        .target(
+            name: "PhotoTestSupport",
+            dependencies: ["CTurboJPEG", "CHeif"],
+            path: "Tests/PhotoTestSupport",
+            swiftSettings: swiftSettings
+        ),
         // Queues reports until killed (the outbox crash-consistency test kills it at random points).
         .executableTarget(
             name: "petspot-test-enqueue-loop",
@@ -390,7 +418,8 @@ let package = Package(
         .target(
             name: "DaemonTestSupport",
             dependencies: [
-                "TestSupport", "PetSpotDaemon", "PetSpotDaemonApp", "PetSpotConfiguration", "PetSpotLocation", "PetSpotStaticSource",
+                "TestSupport", "PetSpotDaemon", "PetSpotDaemonApp", "PetSpotConfiguration", "PetSpotLocation",
+                "PetSpotStaticSource",
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

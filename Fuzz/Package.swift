@@ -49,6 +49,8 @@ let package = Package(
         .executableTarget(
             name: "fuzz-gpsd", dependencies: [root("PetSpotGpsd"), root("PetSpotLocation")],
             swiftSettings: swiftSettings),
-        .executableTarget(name: "fuzz-photo", dependencies: [root("PetSpotReport")], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "fuzz-photo", dependencies: [root("PetSpotReport"), root("PetSpotPhotoCleaning")],
+            swiftSettings: swiftSettings),
     ]
 )

@@ -20,7 +20,9 @@ public enum KioskApplication {
         router.add(middleware: VisitMiddleware(store: store))
         router.add(middleware: FormMiddleware(pages: pages, defaultLanguage: settings.language))
         KioskRoutes(
-            store: store, pages: pages, builder: PageBuilder(idleReset: settings.idleReset), dependencies: dependencies,
+            store: store, pages: pages,
+            builder: PageBuilder(idleReset: settings.idleReset, photoSources: settings.photoSources),
+            dependencies: dependencies,
             defaultLanguage: settings.language, refusals: refusals, logger: logger
         ).register(on: router)
         AdminRoutes(pages: pages, status: dependencies.stationStatus, store: store, refusals: refusals).register(

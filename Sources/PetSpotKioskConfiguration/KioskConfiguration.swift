@@ -8,6 +8,7 @@ public import PetSpotConfiguration
 /// listen = "127.0.0.1:8080"     # host:port, loopback (the kiosk browser)
 /// idle_reset = 120              # seconds without input before a visit is wiped
 /// language = "en"               # en | pl
+/// photo_sources = ["camera"]    # camera, file: how a visitor adds the photo
 ///
 /// [location]
 /// socket = "/run/petspot/locationd.sock"
@@ -64,6 +65,18 @@ public struct KioskSettings: Sendable, Hashable {
     public var idleReset: Duration = .seconds(120)
     /// `language`: default `en`.
     public var language: Language = .en
+
+    /// Where a visitor's photo can come from.
+    public enum PhotoSource: String, Sendable, Hashable, CaseIterable {
+        /// The station's camera, in a live view in the page (getUserMedia).
+        case camera
+        /// A file chooser (`animalPhoto.browse`): for stations with a card
+        /// reader or a phone cable, never needed on a plain touch station.
+        case file
+    }
+
+    /// `photo_sources`: default `["camera"]`; not empty, no repeats.
+    public var photoSources: [PhotoSource] = [.camera]
 
     public init() {}
 }

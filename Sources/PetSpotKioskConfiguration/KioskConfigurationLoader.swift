@@ -88,8 +88,33 @@ private struct KioskParser {
         if let language = table.choice("language", of: KioskSettings.Language.self, errors: &errors) {
             settings.language = language
         }
+        if let names = table.strings("photo_sources", errors: &errors) {
+            if let sources = photoSources(names, table: table) { settings.photoSources = sources }
+        }
         table.reportUnknownKeys(errors: &errors)
         return settings
+    }
+
+    /// `photo_sources`: known names, at least one, none twice.
+    mutating func photoSources(_ names: [String], table: TableReader) -> [KioskSettings.PhotoSource]? {
+        let allowed = KioskSettings.PhotoSource.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        guard !names.isEmpty else {
+            table.fail("photo_sources", "must name at least one of \(allowed)", into: &errors)
+            return nil
+        }
+        var sources: [KioskSettings.PhotoSource] = []
+        for name in names {
+            guard let source = KioskSettings.PhotoSource(rawValue: name) else {
+                table.fail("photo_sources", "must hold only \(allowed), found \"\(name)\"", into: &errors)
+                return nil
+            }
+            guard !sources.contains(source) else {
+                table.fail("photo_sources", "names \"\(name)\" twice", into: &errors)
+                return nil
+            }
+            sources.append(source)
+        }
+        return sources
     }
 
     mutating func location(_ table: TableReader) -> KioskLocationSettings {

@@ -1,4 +1,5 @@
 import Foundation
+import PetSpotPhotoCleaning
 
 /// The draft photo of one found-pet report, kept in the user's cache
 /// directory until the report is sent or abandoned.
@@ -8,14 +9,21 @@ import Foundation
 /// the XDG base directory specification says). The directory holds at
 /// most one file, `photo.<ext>`.
 ///
-/// Photos are accepted by content (``PhotoSniffer``), never by file name.
-/// Storing a photo when one is already cached deletes the previous file
-/// first; ``clear()`` removes the whole draft directory.
+/// Photos are accepted by content (``PhotoSniffer``), never by file name,
+/// and cleaned before they are written (`PhotoCleaner`, SPEC §7 "Photos
+/// leave without metadata"): what is cached, and later sent, has no EXIF,
+/// XMP, comments or thumbnails, is upright, and a HEIC is a JPEG. Storing a
+/// photo when one is already cached deletes the previous file first;
+/// ``clear()`` removes the whole draft directory.
 public struct PhotoDraftCache: Sendable {
     /// Largest photo accepted, in bytes (default 25 MiB).
     public var maximumBytes: Int
     /// Free space that must remain after writing, in bytes (default 20 MiB).
     public var minimumFreeBytes: Int64
+    /// Largest photo accepted, in pixels (width × height; default
+    /// `PhotoCleaner.defaultMaximumPixels`, 50 megapixels), checked before
+    /// anything is decoded.
+    public var maximumPixels: Int
     /// The draft's identifier.
     public let draftID: UUID
     /// The draft's directory.
@@ -27,13 +35,16 @@ public struct PhotoDraftCache: Sendable {
     ///   - environment: where `XDG_CACHE_HOME` and `HOME` are read (the process's by default).
     ///   - maximumBytes: largest photo accepted.
     ///   - minimumFreeBytes: free space that must remain after writing.
+    ///   - maximumPixels: largest photo accepted, in pixels.
     public init(
         draftID: UUID = UUID(), environment: [String: String] = ProcessInfo.processInfo.environment,
-        maximumBytes: Int = 25 << 20, minimumFreeBytes: Int64 = 20 << 20
+        maximumBytes: Int = 25 << 20, minimumFreeBytes: Int64 = 20 << 20,
+        maximumPixels: Int = PhotoCleaner.defaultMaximumPixels
     ) {
         self.draftID = draftID
         self.maximumBytes = maximumBytes
         self.minimumFreeBytes = minimumFreeBytes
+        self.maximumPixels = maximumPixels
         self.directory = Self.baseDirectory(environment: environment)
             .appendingPathComponent("PetSpot", isDirectory: true)
             .appendingPathComponent("ReportFoundPet", isDirectory: true)
@@ -85,30 +96,55 @@ public struct PhotoDraftCache: Sendable {
         return try store(data)
     }
 
-    /// Checks and caches `data`, replacing any cached photo.
+    /// Checks, cleans and caches `data`, replacing any cached photo.
     ///
-    /// Order: check the content; delete the previous photo; check free space;
-    /// write `photo.<ext>` atomically.
+    /// Order: check the content; clean it (metadata removed, upright, HEIC
+    /// as JPEG); delete the previous photo; check free space; write
+    /// `photo.<ext>` atomically (the extension of the cleaned format). The
+    /// draft's ``PhotoDraft/info`` and ``PhotoDraft/byteCount`` describe the
+    /// cleaned photo, which must also fit ``maximumBytes``.
     /// - Throws: ``PhotoDraftError``; after a failure no photo is cached.
     @discardableResult
     public func store(_ data: Data) throws(PhotoDraftError) -> PhotoDraft {
-        let info = try inspect(data)
+        let (bytes, info) = try clean(data)
+        let cleaned = Data(bytes)
         try removePhotos()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw .writeFailed("cannot create \(directory.path): \(error.localizedDescription)")
         }
-        if let available = freeBytes(), available - Int64(data.count) < minimumFreeBytes {
+        if let available = freeBytes(), available - Int64(cleaned.count) < minimumFreeBytes {
             throw .lowDiskSpace(available: available)
         }
         let file = directory.appendingPathComponent("photo.\(info.format.fileExtension)")
         do {
-            try data.write(to: file, options: .atomic)
+            try cleaned.write(to: file, options: .atomic)
         } catch {
             throw .writeFailed("cannot write \(file.path): \(error.localizedDescription)")
         }
-        return PhotoDraft(file: file, info: info, byteCount: data.count)
+        return PhotoDraft(file: file, info: info, byteCount: cleaned.count)
+    }
+
+    /// `data` checked and cleaned (see ``store(_:)``).
+    /// - Throws: ``PhotoDraftError``.
+    private func clean(_ data: Data) throws(PhotoDraftError) -> (bytes: [UInt8], info: PhotoInfo) {
+        let info = try inspect(data)
+        let cleaned: CleanedPhoto
+        do {
+            cleaned = try PhotoCleaner.clean(
+                [UInt8](data), format: info.format.cleanerFormat, width: info.width, height: info.height,
+                maximumPixels: maximumPixels)
+        } catch {
+            switch error {
+            case .tooManyPixels(_, _, let limit): throw .tooManyPixels(limit: limit)
+            case .damaged(let detail): throw .damaged(detail)
+            case .orientationNotApplicable: throw .rotationNotSupported
+            }
+        }
+        guard cleaned.bytes.count <= maximumBytes else { throw .tooLarge(limit: maximumBytes) }
+        let cleanedInfo = PhotoInfo(format: PhotoFormat(cleaned.format), width: cleaned.width, height: cleaned.height)
+        return (cleaned.bytes, cleanedInfo)
     }
 
     /// The cached photo, if there is one (checked again by content).

@@ -12,6 +12,14 @@ public enum PhotoDraftError: Error, Sendable, Hashable, CustomStringConvertible 
     case writeFailed(String)
     /// Too little free space left in the cache's file system (bytes available).
     case lowDiskSpace(available: Int64)
+    /// More pixels than a photo may have (the limit, in pixels).
+    case tooManyPixels(limit: Int)
+    /// The photo's structure is damaged or its decoder refused it (what was
+    /// wrong, for the log: never a path).
+    case damaged(String)
+    /// A PNG or WEBP marked as rotated (EXIF orientation), which cannot be
+    /// turned upright here: a JPG or HEIC, or the picture saved upright, can.
+    case rotationNotSupported
 
     /// The message the form shows.
     public var description: String {
@@ -22,6 +30,10 @@ public enum PhotoDraftError: Error, Sendable, Hashable, CustomStringConvertible 
         case .readFailed(let detail): "The photo could not be read: \(detail)"
         case .writeFailed(let detail): "The photo could not be saved: \(detail)"
         case .lowDiskSpace: "There is not enough free disk space to keep the photo"
+        case .tooManyPixels(let limit): "The photo has too many pixels (at most \(limit / 1_000_000) megapixels)"
+        case .damaged: "The photo appears to be damaged and cannot be read"
+        case .rotationNotSupported:
+            "This PNG or WEBP photo is marked as turned or mirrored; please choose a JPG or HEIC photo, or save it upright first"
         }
     }
 }

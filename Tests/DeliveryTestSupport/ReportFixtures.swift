@@ -7,19 +7,22 @@ public enum ReportFixtures {
     public static let caregiverPhone = "7654321"
     public static let address = "ul. Kwiatowa 7, Warszawa"
 
-    /// A PNG signature and header followed by `extra` pseudo-random bytes
-    /// (seeded), including CRLF and "--" runs that look like multipart syntax.
+    /// A PNG signature and header, then an IDAT chunk of `extra`
+    /// pseudo-random bytes (seeded) after CRLF and "--" runs that look like
+    /// multipart syntax, then IEND. The chunk structure is sound, so the draft
+    /// cache's metadata cleaning (which keeps IDAT as it is) accepts it.
     public static func photo(extra: Int = 4096, seed: UInt64 = 1) -> [UInt8] {
         func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((value >> $0) & 0xFF) } }
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8)
         bytes += be32(640) + be32(480) + [8, 2, 0, 0, 0] + [0, 0, 0, 0]
-        bytes += Array("\r\n--petspot-\r\n\r\n--".utf8)
+        let boundaryLike = Array("\r\n--petspot-\r\n\r\n--".utf8)
+        bytes += be32(boundaryLike.count + extra) + Array("IDAT".utf8) + boundaryLike
         var state = seed &+ 0x9E37_79B9_7F4A_7C15
         for _ in 0..<extra {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             bytes.append(UInt8(truncatingIfNeeded: state >> 56))
         }
-        return bytes
+        return bytes + [0, 0, 0, 0] + be32(0) + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
     }
 
     /// A complete report with every optional field given.

@@ -10,6 +10,7 @@ struct KioskConfigurationLoaderTests {
         #expect(configuration == KioskConfiguration())
         #expect(configuration.kiosk.host == "127.0.0.1" && configuration.kiosk.port == 8080)
         #expect(configuration.kiosk.idleReset == .seconds(120))
+        #expect(configuration.kiosk.photoSources == [.camera])
         #expect(configuration.location.gpsTimeout == .seconds(10))
         #expect(configuration.outbox.path == "/var/lib/petspot-kiosk/outbox")
         #expect(configuration.delivery == nil)
@@ -21,6 +22,7 @@ struct KioskConfigurationLoaderTests {
             listen = "[::1]:9090"
             idle_reset = "2m"
             language = "pl"
+            photo_sources = ["file", "camera"]
 
             [location]
             socket = "run/locationd.sock"
@@ -45,6 +47,7 @@ struct KioskConfigurationLoaderTests {
         #expect(configuration.kiosk.host == "::1" && configuration.kiosk.port == 9090)
         #expect(configuration.kiosk.idleReset == .seconds(120))
         #expect(configuration.kiosk.language == .pl)
+        #expect(configuration.kiosk.photoSources == [.file, .camera])
         #expect(configuration.location.socket == "/etc/petspot/run/locationd.sock")
         #expect(configuration.location.gpsTimeout == .seconds(15))
         #expect(configuration.outbox.path == "/etc/petspot/outbox")
@@ -103,6 +106,22 @@ struct KioskConfigurationLoaderTests {
                 "line 2: kiosk.listen: must be HOST:PORT (port 1-65535), found \"localhost\"",
                 "line 3: kiosk.language: must be one of \"en\", \"pl\", found \"de\"",
             ]
+        ),
+        (
+            "[kiosk]\nphoto_sources = []\n",
+            ["line 2: kiosk.photo_sources: must name at least one of \"camera\", \"file\""]
+        ),
+        (
+            "[kiosk]\nphoto_sources = [\"camera\", \"gallery\"]\n",
+            ["line 2: kiosk.photo_sources: must hold only \"camera\", \"file\", found \"gallery\""]
+        ),
+        (
+            "[kiosk]\nphoto_sources = [\"file\", \"file\"]\n",
+            ["line 2: kiosk.photo_sources: names \"file\" twice"]
+        ),
+        (
+            "[kiosk]\nphoto_sources = \"camera\"\n",
+            ["line 2: kiosk.photo_sources: expected an array of strings, found a string"]
         ),
         (
             "[location]\ngps_timeout = 301\n",

@@ -67,13 +67,15 @@ struct KioskHarness {
     init(
         location: any LocationService = StubLocation.authorized, idleReset: Duration = .seconds(120),
         language: KioskSettings.Language = .en, reports: (any FoundPetReportSink)? = nil,
-        stationStatus: (@Sendable () async -> StationStatus)? = nil
+        stationStatus: (@Sendable () async -> StationStatus)? = nil,
+        photoSources: [KioskSettings.PhotoSource] = [.camera]
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var settings = KioskSettings()
         settings.idleReset = idleReset
         settings.language = language
+        settings.photoSources = photoSources
         self.settings = settings
         var dependencies = KioskDependencies(
             location: location, reports: reports ?? sink, draftsBase: directory, gpsTimeout: .seconds(1),

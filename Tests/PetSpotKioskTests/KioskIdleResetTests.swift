@@ -204,11 +204,11 @@ struct KioskIdleResetTests {
 
 @Suite("Kiosk languages")
 struct KioskLanguageTests {
-    @Test func acceptLanguagePicksPolishAndTheSwitchChangesIt() async throws {
-        let harness = try await KioskHarness()
+    @Test func thePolishStationSpeaksPolishAndTheSwitchChangesIt() async throws {
+        let harness = try await KioskHarness(language: .pl)
         try await harness.run { client in
             let browser = Browser(client)
-            let polish = try await browser.get("/", headers: [.acceptLanguage: "pl-PL,pl;q=0.9,en;q=0.5"])
+            let polish = try await browser.get("/", headers: [.acceptLanguage: "en-GB,en;q=0.9"])
             #expect(polish.html.contains("<html lang=\"pl\">") && polish.html.contains("Znalazłeś zwierzę?"))
             try await browser.follow(try await browser.tapStart(on: polish))
             let errors = try await browser.follow(try await browser.post("/report/photo/continue"))
@@ -266,7 +266,8 @@ struct KioskLanguageTests {
             #expect(!english.html.contains("http-equiv=\"refresh\""))
             let polish = try await browser.get("/?lang=pl")
             #expect(polish.headers[.setCookie] == nil && polish.html.contains("<html lang=\"pl\">"))
-            #expect(polish.html.contains("<meta http-equiv=\"refresh\" content=\"45;url=/\">"))
+            #expect(polish.html.contains("<noscript><meta http-equiv=\"refresh\" content=\"45;url=/\"></noscript>"))
+            #expect(polish.html.contains(" data-home-after=\"45\""))
             let photo = try await browser.follow(try await browser.tapStart(on: polish))
             #expect(photo.html.contains("<html lang=\"pl\">"))
         }
@@ -280,12 +281,17 @@ struct KioskLanguageTests {
         }
     }
 
-    @Test(arguments: [
-        ("pl", KioskSettings.Language.pl), ("en-GB,en;q=0.8", .en), ("de, pl;q=0.3", .pl), ("de", .en),
-        ("en;q=0.2, pl;q=0.9", .pl), ("pl;q=0", .en), ("", .en),
-    ])
-    func negotiation(header: String, expected: KioskSettings.Language) {
-        #expect(LanguageNegotiation.preferred(acceptLanguage: header, fallback: .en) == expected)
+    /// The browser's `Accept-Language` never chooses: an English station shows English to a Polish browser.
+    @Test func theBrowsersLanguageDoesNotChooseTheVisitsLanguage() async throws {
+        let harness = try await KioskHarness(language: .en)
+        try await harness.run { client in
+            let browser = Browser(client)
+            let welcome = try await browser.get("/", headers: [.acceptLanguage: "pl-PL,pl;q=0.9"])
+            #expect(welcome.html.contains("<html lang=\"en\">"))
+            let photo = try await browser.follow(
+                try await browser.tapStart(on: welcome, headers: [.acceptLanguage: "pl-PL,pl;q=0.9"]))
+            #expect(photo.html.contains("<html lang=\"en\">") && photo.html.contains("Add a photo"))
+        }
     }
 
     @Test func everyFieldMessageHasAPolishText() {

@@ -16,7 +16,7 @@ struct FoundPetFlowTests {
 
         let cache = PhotoDraftCache(environment: ["XDG_CACHE_HOME": root.path])
         flow.attachment.handle(.startLoading)
-        flow.attachment.handle(.loaded(try cache.store(Data(PhotoFixtures.jpeg(width: 640, height: 480)))))
+        flow.attachment.handle(.loaded(try cache.store(Data(PhotoFixtures.cameraJPEG(width: 640, height: 480)))))
         #expect(flow.continue(today: Self.today).isEmpty)
         #expect(flow.step == .details)
 
@@ -75,7 +75,7 @@ struct FoundPetFlowTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let cache = PhotoDraftCache(environment: ["XDG_CACHE_HOME": root.path])
         var flow = FoundPetFlow()
-        let draft = try cache.store(Data(PhotoFixtures.jpeg(width: 640, height: 480)))
+        let draft = try cache.store(Data(PhotoFixtures.cameraJPEG(width: 640, height: 480)))
         flow.attachment = .confirmed(draft)
         try FileManager.default.removeItem(at: draft.file)
         #expect(!draft.isOnDisk)
@@ -83,7 +83,7 @@ struct FoundPetFlowTests {
         #expect(flow.step == .photo && flow.attachment == .empty)  // the vanished draft is forgotten
 
         // Before submit: everything else valid, the file removed on the last step.
-        flow.attachment = .confirmed(try cache.store(Data(PhotoFixtures.jpeg(width: 640, height: 480))))
+        flow.attachment = .confirmed(try cache.store(Data(PhotoFixtures.cameraJPEG(width: 640, height: 480))))
         flow.continue(today: Self.today)
         flow.details = FoundPetDetailsForm(
             description: DescriptionForm(

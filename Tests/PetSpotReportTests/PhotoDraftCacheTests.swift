@@ -1,13 +1,17 @@
 import Foundation
 import PetSpotReport
+import PhotoTestSupport
 import Testing
 
 @Suite("Photo draft cache")
 struct PhotoDraftCacheTests {
+    /// Photos and what is cached of them: JPEG and HEIC are rewritten (a HEIC
+    /// as JPEG); these PNG, GIF and WEBP headers carry no metadata, so they
+    /// are cached byte for byte.
     static let samples: [(String, [UInt8], PhotoInfo)] = [
-        ("a.jpg", PhotoFixtures.jpeg(width: 640, height: 480), PhotoInfo(format: .jpeg, width: 640, height: 480)),
+        ("a.jpg", PhotoSamples.jpeg(width: 64, height: 48), PhotoInfo(format: .jpeg, width: 64, height: 48)),
         ("b.png", PhotoFixtures.png(width: 800, height: 600), PhotoInfo(format: .png, width: 800, height: 600)),
-        ("c.heic", PhotoFixtures.heic(sizes: [(4032, 3024)]), PhotoInfo(format: .heic, width: 4032, height: 3024)),
+        ("c.heic", try! PhotoSamples.heic(width: 64, height: 48), PhotoInfo(format: .jpeg, width: 64, height: 48)),
         ("d.gif", PhotoFixtures.gif(width: 320, height: 200), PhotoInfo(format: .gif, width: 320, height: 200)),
         (
             "e.webp", PhotoFixtures.webpLossy(width: 1024, height: 768),
@@ -32,11 +36,13 @@ struct PhotoDraftCacheTests {
         let cache = makeCache(root, id: id)
         let draft = try cache.store(contentsOf: source)
         #expect(draft.info == info)
-        #expect(draft.byteCount == bytes.count)
         let expectedDirectory = root.appendingPathComponent(
             "cache/PetSpot/ReportFoundPet/\(id.uuidString.lowercased())")
         #expect(draft.file.path == expectedDirectory.appendingPathComponent("photo.\(info.format.fileExtension)").path)
-        #expect(try Data(contentsOf: draft.file) == Data(bytes))
+        let stored = [UInt8](try Data(contentsOf: draft.file))
+        #expect(draft.byteCount == stored.count)
+        #expect(PhotoSniffer.inspect(stored) == info)
+        if [.png, .gif, .webp].contains(info.format) { #expect(stored == bytes) }
         #expect(cache.current() == draft)
     }
 
@@ -52,6 +58,63 @@ struct PhotoDraftCacheTests {
         let cache = makeCache(root)
         #expect(throws: error) { try cache.store(contentsOf: source) }
         #expect(cache.current() == nil)
+    }
+
+    /// SPEC §7 "Photos leave without metadata": what lands on disk is clean and upright.
+    @Test func theCachedFileHoldsNoMetadata() throws {
+        let root = try PhotoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let cache = makeCache(root)
+        let input = PhotoFixtures.cameraJPEG(width: 64, height: 48, orientation: 6)
+        #expect(PhotoFixtures.contains(input, "Exif") && PhotoFixtures.contains(input, "PetCam"))
+        let draft = try cache.store(Data(input))
+        let stored = [UInt8](try Data(contentsOf: draft.file))
+        for text in ["Exif", "http://ns.adobe.com/xap", "PetCam", "MAKERNOTE", "Kwiatowa"] {
+            #expect(!PhotoFixtures.contains(stored, text), "\(text) reached the disk")
+        }
+        #expect(!PhotoSamples.markers(stored).contains { (0xE1...0xEF).contains($0) || $0 == 0xFE })
+        // Turned upright (orientation 6): sides swapped, the red corner now at the top right.
+        #expect(draft.info == PhotoInfo(format: .jpeg, width: 48, height: 64))
+        #expect(draft.byteCount == stored.count && stored.count < input.count)
+        let pixels = try #require(PhotoSamples.decodeJPEG(stored))
+        #expect(pixels[44, 4].isRed && !pixels[4, 4].isRed)
+    }
+
+    @Test func aHEICIsCachedAsJPEG() throws {
+        let root = try PhotoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let cache = makeCache(root)
+        let draft = try cache.store(Data(try PhotoSamples.heic(width: 64, height: 48, orientation: 8)))
+        #expect(draft.info == PhotoInfo(format: .jpeg, width: 48, height: 64))
+        #expect(draft.file.lastPathComponent == "photo.jpg")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.directory.path) == ["photo.jpg"])
+    }
+
+    @Test func cleaningFailuresAreTypedAndCacheNothing() throws {
+        let root = try PhotoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        var cache = makeCache(root)
+        cache.maximumPixels = 1000
+        #expect(throws: PhotoDraftError.tooManyPixels(limit: 1000)) {
+            try cache.store(Data(PhotoSamples.jpeg(width: 64, height: 48)))
+        }
+        cache.maximumPixels = PhotoDraftCache(environment: [:]).maximumPixels
+        #expect(cache.maximumPixels == 50_000_000)
+        // Headers without an image: recognised, but not a photo that decodes.
+        #expect {
+            try cache.store(Data(PhotoFixtures.jpeg(width: 640, height: 480)))
+        } throws: { error in
+            if case .damaged = error as? PhotoDraftError { return true }
+            return false
+        }
+        #expect(throws: PhotoDraftError.rotationNotSupported) {
+            try cache.store(
+                Data(PhotoSamples.png(extra: [PhotoSamples.pngChunk("eXIf", PhotoSamples.tiff(orientation: 6))])))
+        }
+        #expect(cache.current() == nil)
+        #expect(
+            PhotoDraftError.tooManyPixels(limit: 50_000_000).description
+                == "The photo has too many pixels (at most 50 megapixels)")
     }
 
     @Test func missingFileIsAReadError() throws {
@@ -79,7 +142,7 @@ struct PhotoDraftCacheTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let cache = makeCache(root)
         let first = try cache.store(Data(PhotoFixtures.png(width: 1, height: 1)))
-        let second = try cache.store(Data(PhotoFixtures.jpeg(width: 2, height: 2)))
+        let second = try cache.store(Data(PhotoSamples.jpeg(width: 2, height: 2)))
         #expect(!FileManager.default.fileExists(atPath: first.file.path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache.directory.path) == ["photo.jpg"])
         #expect(cache.current() == second)

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoTestSupport
 
 /// Minimal valid image headers, made in code (no binary fixtures).
 enum PhotoFixtures {
@@ -22,6 +23,19 @@ enum PhotoFixtures {
         bytes += [0xFF, 0xD9]
         return bytes
     }
+
+    /// A real JPEG (TurboJPEG) with camera metadata: EXIF with GPS, a maker
+    /// note and a thumbnail, XMP, a comment. What the draft cache must clean.
+    static func cameraJPEG(width: Int, height: Int, orientation: Int = 1) -> [UInt8] {
+        PhotoSamples.splice(
+            [
+                PhotoSamples.exifSegment(orientation: orientation, thumbnail: PhotoSamples.jpeg(width: 16, height: 8)),
+                PhotoSamples.xmpSegment, PhotoSamples.commentSegment,
+            ], into: PhotoSamples.jpeg(width: width, height: height))
+    }
+
+    /// Whether `needle` occurs in `bytes`.
+    static func contains(_ bytes: [UInt8], _ needle: String) -> Bool { PhotoSamples.contains(bytes, needle) }
 
     static func png(width: Int, height: Int) -> [UInt8] {
         [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + ascii("IHDR") + be32(width) + be32(height)

@@ -32,7 +32,7 @@ struct ReportCommandTests {
         let work = try Workspace()
         defer { work.remove() }
         let photo = try PhotoFixtures.write(
-            PhotoFixtures.jpeg(width: 640, height: 480), named: "found.jpg", in: work.root)
+            PhotoFixtures.cameraJPEG(width: 640, height: 480), named: "found.jpg", in: work.root)
         let bmp = try PhotoFixtures.write(PhotoFixtures.bmp, named: "found.bmp", in: work.root)
         let input = [
             "", bmp.path, photo.path,
@@ -81,7 +81,11 @@ struct ReportCommandTests {
                     address: nil))
         #expect(report.photo.format == .jpeg && report.photo.width == 640 && report.photo.height == 480)
         let copied = work.outbox.appendingPathComponent(report.photo.file)
-        #expect(try Data(contentsOf: copied) == Data(PhotoFixtures.jpeg(width: 640, height: 480)))
+        // What was queued is the cleaned photo (SPEC §7): no EXIF, XMP or comment, still a 640×480 JPEG.
+        let queued = [UInt8](try Data(contentsOf: copied))
+        #expect(PhotoSniffer.inspect(queued) == PhotoInfo(format: .jpeg, width: 640, height: 480))
+        #expect(report.photo.bytes == queued.count)
+        for text in ["Exif", "http://ns.adobe.com/xap", "Kwiatowa"] { #expect(!PhotoFixtures.contains(queued, text)) }
         // The draft cache is cleaned up after saving.
         let drafts = work.cache.appendingPathComponent("PetSpot/ReportFoundPet")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: drafts.path)) ?? [] == [])
@@ -93,7 +97,7 @@ struct ReportCommandTests {
         let work = try Workspace()
         defer { work.remove() }
         let photo = try PhotoFixtures.write(
-            PhotoFixtures.jpeg(width: 640, height: 480), named: "found.jpg", in: work.root)
+            PhotoFixtures.cameraJPEG(width: 640, height: 480), named: "found.jpg", in: work.root)
         let description = String(repeating: "d", count: 499) + "żxyz"
         let address = String(repeating: "a", count: FoundPetConsole.maximumLineLength + 10)
         var input = ReportCLI.validAnswers(photo: photo.path, coordinates: ["52.1", "21.1"])

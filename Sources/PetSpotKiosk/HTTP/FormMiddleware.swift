@@ -42,9 +42,7 @@ public struct FormMiddleware: RouterMiddleware {
         let path = request.uri.path
         let tokenless = Self.withoutVisit.contains(path)
         guard tokenless || context.visit != nil else {
-            return pages.expired(
-                language: LanguageNegotiation.preferred(
-                    acceptLanguage: request.headers[.acceptLanguage], fallback: defaultLanguage))
+            return pages.expired(language: defaultLanguage)
         }
         if tokenless, !SameOrigin.allows(request) {
             return pages.expired(language: context.visit?.language ?? defaultLanguage)

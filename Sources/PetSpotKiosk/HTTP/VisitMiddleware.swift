@@ -43,24 +43,3 @@ public struct VisitMiddleware: RouterMiddleware {
         Cookie(name: cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict)
     }
 }
-
-/// Picks the page language from `Accept-Language`.
-public enum LanguageNegotiation {
-    /// The kiosk language the browser prefers most, or `fallback` when it names neither.
-    public static func preferred(acceptLanguage: String?, fallback: KioskSettings.Language) -> KioskSettings.Language {
-        guard let acceptLanguage else { return fallback }
-        var best: (language: KioskSettings.Language, quality: Double)?
-        for item in acceptLanguage.split(separator: ",").prefix(32) {
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let tag = parts.first?.lowercased() else { continue }
-            let primary = tag.split(separator: "-").first.map(String.init) ?? tag
-            guard let language = KioskSettings.Language(rawValue: primary) else { continue }
-            var quality = 1.0
-            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
-                quality = Double(parameter.dropFirst(2)) ?? 0
-            }
-            if quality > 0, quality > (best?.quality ?? 0) { best = (language, quality) }
-        }
-        return best?.language ?? fallback
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOPosix
 import PetSpotKioskConfiguration
 import PetSpotLocation
 import PetSpotReport
@@ -11,7 +12,7 @@ import PetSpotReport
 /// | route | does |
 /// | --- | --- |
 /// | `GET /` | welcome (or back to the visit's step); `?lang=pl` shows it in that language |
-/// | `POST /start`, `POST /language` | the first tap: start a visit (the only route that opens one); switch language |
+/// | `POST /start`, `POST /language`, `POST /display` | the first tap: start a visit (the only route that opens one); switch language; larger text and higher contrast for the visit |
 /// | `GET/POST /report/photo`, `POST /report/photo/remove`, `POST /report/photo/continue`, `GET /report/photo/preview` | step 1 |
 /// | `GET/POST /report/details` (`action` = continue, back, gps) | step 2 |
 /// | `GET/POST /report/contact` (`action` = submit, back) | step 3 |
@@ -28,7 +29,9 @@ struct KioskRoutes: Sendable {
     let pages: PageRenderer
     let builder: PageBuilder
     let dependencies: KioskDependencies
-    /// `kiosk.language`: the language of every new visit unless the browser's `Accept-Language` names another.
+    /// `kiosk.language`: the language of the welcome screen and of every new visit (SPEC §7). The browser's
+    /// `Accept-Language` plays no part: a station's browser locale is set for its date control, and a
+    /// visit must never start in anything but the configured language.
     let defaultLanguage: KioskSettings.Language
     /// The GPS button's refusals, for `/admin/status`.
     let refusals: LocationRefusals
@@ -38,6 +41,7 @@ struct KioskRoutes: Sendable {
         router.get("/") { request, context in await welcome(request, context) }
         router.post("/start") { request, context in await start(request, context) }
         router.post("/language") { _, context in await language(context) }
+        router.post("/display") { request, context in await display(request, context) }
         router.get("/report/photo") { _, context in await photoPage(context) }
         router.post("/report/photo") { request, context in
             let answer = await uploadPhoto(context)
@@ -71,11 +75,6 @@ struct KioskRoutes: Sendable {
 
     // MARK: Welcome, start, language
 
-    /// The station's language for a new visit: the browser's `Accept-Language`, else `kiosk.language`.
-    func stationLanguage(_ request: Request) -> KioskSettings.Language {
-        LanguageNegotiation.preferred(acceptLanguage: request.headers[.acceptLanguage], fallback: defaultLanguage)
-    }
-
     /// The welcome page belongs to no visit: it holds no token and nothing
     /// on it expires, however long it is shown. A visit in progress goes
     /// back to its step; the one a thank-you page left (holding only the
@@ -86,9 +85,11 @@ struct KioskRoutes: Sendable {
             if visit.hasContent { return redirect(Self.path(of: visit)) }
             await store.end(visit.id, reason: "finished")
         }
-        let station = stationLanguage(request)
+        let station = defaultLanguage
         let chosen = request.uri.queryParameters.get("lang").flatMap(KioskSettings.Language.init(rawValue:))
-        var response = pages.response(builder.welcome(language: chosen ?? station, station: station))
+        let largeText = request.uri.queryParameters.get("display") == "large"
+        var response = pages.response(
+            builder.welcome(language: chosen ?? station, station: station, largeText: largeText))
         if request.cookies[VisitMiddleware.cookieName] != nil { response.setCookie(VisitMiddleware.clearingCookie) }
         return response
     }
@@ -101,15 +102,17 @@ struct KioskRoutes: Sendable {
         if let visit = context.visit, visit.hasContent { return redirect(Self.path(of: visit)) }
         if let leftover = context.visit { await store.end(leftover.id, reason: "finished") }
         let language =
-            context.form.flatMap { KioskSettings.Language(rawValue: $0["lang"]) } ?? stationLanguage(request)
+            context.form.flatMap { KioskSettings.Language(rawValue: $0["lang"]) } ?? defaultLanguage
         guard let opened = await store.open(language: language) else {
             let t = KioskStrings.of(language)
-            var page = builder.welcome(language: language, station: stationLanguage(request))
+            var page = builder.welcome(language: language, station: defaultLanguage)
             page.toast = t.stationBusy
             return pages.response(page, status: .serviceUnavailable)
         }
         let today = dependencies.today()
+        let largeText = context.form?["display"] == "large"
         let visit = await store.update(opened.id) { visit in
+            visit.largeText = largeText
             visit.dateText = today.description
             visit.flow.details.description.date = today
             return visit
@@ -121,6 +124,24 @@ struct KioskRoutes: Sendable {
         guard let id = context.visit?.id, let form = context.form else { return redirect("/") }
         if let language = KioskSettings.Language(rawValue: form["lang"]) {
             await store.update(id) { $0.language = language }
+        }
+        let back = form["return"]
+        return redirect(Self.knownPaths.contains(back) ? back : "/")
+    }
+
+    /// The display toggle: larger text and higher contrast for the rest of
+    /// the visit (`display=large`), or back to standard. The script asks
+    /// for JSON and stays on the page (what was typed stays where it is);
+    /// without it, the step comes back.
+    func display(_ request: Request, _ context: KioskRequestContext) async -> Response {
+        guard let id = context.visit?.id, let form = context.form else { return redirect("/") }
+        let large = form["display"] == "large"
+        await store.update(id) { $0.largeText = large }
+        if request.headers[.accept]?.contains("application/json") == true {
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(
+                    byteBuffer: ByteBuffer(string: large ? #"{"display":"large"}"# : #"{"display":"standard"}"#)))
         }
         let back = form["return"]
         return redirect(Self.knownPaths.contains(back) ? back : "/")
@@ -153,11 +174,18 @@ struct KioskRoutes: Sendable {
             if switchTo == nil { await store.update(visit.id) { $0.notice = Notice(pickerCancelled: true) } }
             return redirect("/report/photo")
         }
+        // Cleaning (metadata out, orientation into the pixels, HEIC to JPEG) can take a second for a large
+        // photo: it runs on NIO's blocking pool (a fixed number of threads, so uploads also queue there
+        // rather than all decoding at once), never on an event loop or the shared cooperative pool.
+        let drafts = visit.drafts
+        let data = file.data
         let result: Result<PhotoDraft, PhotoDraftError>
         do {
-            result = .success(try visit.drafts.store(file.data))
+            result = try await NIOThreadPool.singleton.runIfActive {
+                Result<PhotoDraft, PhotoDraftError> { () throws(PhotoDraftError) in try drafts.store(data) }
+            }
         } catch {
-            result = .failure(error)
+            result = .failure(.writeFailed("the photo pool is shutting down: \(error)"))
         }
         let fileName = Self.displayName(file.fileName)
         let open = await store.update(visit.id) { visit in
@@ -497,6 +525,9 @@ struct KioskRoutes: Sendable {
         case .unsupportedFormat: t.photoUnsupported
         case .empty: t.photoEmpty
         case .tooLarge: t.photoTooLargeFormat.filling(KioskLimits.photoBytes >> 20)
+        case .tooManyPixels(let limit): t.photoTooManyPixelsFormat.filling(limit / 1_000_000)
+        case .damaged: t.photoDamaged
+        case .rotationNotSupported: t.photoRotated
         default: t.photoSaveFailed
         }
     }

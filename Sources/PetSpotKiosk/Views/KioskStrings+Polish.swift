@@ -14,6 +14,7 @@ extension KioskStrings {
         t.cancelReport = "Anuluj zgłoszenie"
         t.toastErrors = "Popraw pola zaznaczone poniżej"
         t.languageLabel = "Język"
+        t.largeTextButton = "Większy tekst"
         t.requiredMark = "wymagane"
 
         t.welcomeTitle = "Znalazłeś zwierzę?"
@@ -33,6 +34,13 @@ extension KioskStrings {
         t.photoRequiredMessage = "Zanim przejdziesz dalej, dołącz plik JPG, PNG, HEIC, GIF lub WEBP."
         t.photoHint = "JPG, PNG, HEIC, GIF lub WEBP, do 10 MB"
         t.uploadButton = "Prześlij zdjęcie"
+        t.cameraOpen = "Zrób zdjęcie aparatem"
+        t.cameraCapture = "Zrób zdjęcie"
+        t.cameraClose = "Zamknij aparat"
+        t.cameraViewLabel = "Podgląd z aparatu: pokaż zwierzę przed aparatem"
+        t.cameraHint = "Pokaż zwierzę przed aparatem, a potem dotknij „Zrób zdjęcie”."
+        t.cameraMissing = "Aparat teraz nie działa. Poproś obsługę o pomoc."
+        t.cameraRefused = "Ta stacja nie może teraz używać aparatu. Poproś obsługę o pomoc."
         t.uploading = "Przesyłanie…"
         t.photoAdded = "Dodano zdjęcie"
         t.photoFileName = "Nazwa pliku"
@@ -44,6 +52,10 @@ extension KioskStrings {
         t.photoUnsupported = "Wybierz zdjęcie JPG, PNG, HEIC, GIF lub WEBP"
         t.photoEmpty = "Plik zdjęcia jest pusty"
         t.photoSaveFailed = "Nie udało się zapisać zdjęcia. Spróbuj ponownie."
+        t.photoTooManyPixelsFormat = "Zdjęcie ma za dużo pikseli dla tej stacji (najwyżej {n} megapikseli)."
+        t.photoDamaged = "Zdjęcie wygląda na uszkodzone i nie da się go odczytać. Spróbuj innego."
+        t.photoRotated =
+            "To zdjęcie jest oznaczone jako obrócone lub odbite i nie da się go pokazać prosto. Wybierz zdjęcie JPG lub HEIC."
         t.photoPreviewAlt = "Dodane zdjęcie"
 
         t.detailsTitle = "Informacje o zwierzęciu"

@@ -19,6 +19,8 @@ public struct KioskStrings: Sendable {
     public var cancelReport = "Cancel report"
     public var toastErrors = "Please correct the fields marked below"
     public var languageLabel = "Language"
+    /// The display toggle (SPEC §7): larger text and higher contrast, for this visit.
+    public var largeTextButton = "Larger text"
     public var requiredMark = "required"
 
     // MARK: Welcome
@@ -43,6 +45,16 @@ public struct KioskStrings: Sendable {
     public var photoRequiredMessage = "Attach a JPG, PNG, HEIC, GIF or WEBP file before continuing."
     public var photoHint = "JPG, PNG, HEIC, GIF or WEBP up to 10 MB"
     public var uploadButton = "Upload photo"
+    // The station's camera (SPEC §7): a live view, then the picture.
+    public var cameraOpen = "Take a photo with the camera"
+    public var cameraCapture = "Take the picture"
+    public var cameraClose = "Close the camera"
+    public var cameraViewLabel = "Camera view: hold the pet in front of the camera"
+    public var cameraHint = "Hold the pet in front of the camera, then tap “Take the picture”."
+    /// No camera on the station, or it is busy or broken.
+    public var cameraMissing = "The camera is not working right now. Please ask staff for help."
+    /// The browser refused the camera to this page.
+    public var cameraRefused = "This station may not use its camera right now. Please ask staff for help."
     public var uploading = "Uploading…"
     public var photoAdded = "Photo added"
     public var photoFileName = "File name"
@@ -55,6 +67,11 @@ public struct KioskStrings: Sendable {
     public var photoUnsupported = "Please choose a JPG, PNG, HEIC, GIF or WEBP photo"
     public var photoEmpty = "The photo file is empty"
     public var photoSaveFailed = "The photo could not be saved. Please try again."
+    /// `{n}`: the station's bound in megapixels (SPEC §7).
+    public var photoTooManyPixelsFormat = "The photo has too many pixels for this station (at most {n} megapixels)."
+    public var photoDamaged = "The photo appears to be damaged and cannot be read. Please try another one."
+    public var photoRotated =
+        "This photo is marked as turned or mirrored and cannot be shown upright. Please choose a JPG or HEIC photo."
     public var photoPreviewAlt = "The photo you added"
 
     // MARK: Step 2: pet details (seeds 003, 004)

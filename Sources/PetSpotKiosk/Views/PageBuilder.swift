@@ -10,7 +10,13 @@ public struct PageBuilder: Sendable {
     /// How long the thank-you page stays before starting over, in seconds.
     public var thanksSeconds = 20
 
-    public init(idleReset: Duration) { self.idleReset = idleReset }
+    /// `kiosk.photo_sources`.
+    public var photoSources: [KioskSettings.PhotoSource]
+
+    public init(idleReset: Duration, photoSources: [KioskSettings.PhotoSource] = [.camera]) {
+        self.idleReset = idleReset
+        self.photoSources = photoSources
+    }
 
     /// Seconds before the reset at which "Still there?" appears: 20, or half the idle time when shorter.
     public var promptWindow: Int { max(1, min(20, Int(idleReset.components.seconds) / 2)) }
@@ -18,6 +24,7 @@ public struct PageBuilder: Sendable {
     func frame(_ visit: Visit, title: (KioskStrings) -> String, path: String, remaining: Duration?) -> PageView {
         let t = KioskStrings.of(visit.language)
         var page = PageView(t: t, title: title(t), csrf: visit.csrfToken, path: path)
+        page.largeText = visit.largeText
         if let notice = visit.notice {
             if let toast = notice.toast, !toast.isEmpty {
                 page.toast = t.translate(toast)
@@ -40,13 +47,18 @@ public struct PageBuilder: Sendable {
     /// sends the page's language. Shown in another language than the
     /// station's, it goes back to the station's after the idle time, for the
     /// next person.
-    public func welcome(language: KioskSettings.Language, station: KioskSettings.Language) -> PageView {
+    public func welcome(
+        language: KioskSettings.Language, station: KioskSettings.Language, largeText: Bool = false
+    ) -> PageView {
         let t = KioskStrings.of(language)
         var page = PageView(t: t, title: t.appTitle, csrf: "", path: "/")
         page.languageByLink = true
+        page.largeText = largeText
         page.welcome = WelcomeView(
             privacy: t.privacyFormat.filling(Int(idleReset.components.seconds)), language: language.rawValue)
-        if language != station { page.backToDefault = Refresh(after: max(1, Int(idleReset.components.seconds))) }
+        if language != station || largeText {
+            page.backToDefault = Refresh(after: max(1, Int(idleReset.components.seconds)))
+        }
         return page
     }
 
@@ -73,7 +85,8 @@ public struct PageBuilder: Sendable {
         let error = visit.notice?.photoProblem ?? visit.notice?.message(for: .photo).map(t.translate)
         page.photo = PhotoView(
             card: card, error: error, retry: visit.notice?.photoProblem != nil,
-            pickerCancelled: visit.notice?.pickerCancelled == true, maximumBytes: KioskLimits.photoBytes)
+            pickerCancelled: visit.notice?.pickerCancelled == true, maximumBytes: KioskLimits.photoBytes,
+            camera: photoSources.contains(.camera), file: photoSources.contains(.file))
         // The language buttons submit the upload form: a file picked without JavaScript goes up with them.
         if card == nil { page.languageForm = "photoForm" }
         return page

@@ -28,6 +28,8 @@ public struct PageView: Sendable {
     public var idle: IdleView?
     /// Whether "Cancel report" is offered.
     public var showCancel = false
+    /// Larger text and higher contrast (the visit's choice, or the welcome page's `?display=large`).
+    public var largeText = false
     public var welcome: WelcomeView?
     public var photo: PhotoView?
     public var details: DetailsView?
@@ -112,6 +114,12 @@ public struct PhotoView: Sendable {
     /// The picker was closed without a photo: the helper text is shown.
     public var pickerCancelled = false
     public var maximumBytes: Int
+    /// `kiosk.photo_sources` has `camera`: the live view's buttons.
+    public var camera = true
+    /// `kiosk.photo_sources` has `file`: the file chooser (`animalPhoto.browse`).
+    /// Without it the chooser exists only for browsers without JavaScript,
+    /// which have no camera view either (a station always runs the script).
+    public var file = false
 }
 
 public struct PhotoCard: Sendable {

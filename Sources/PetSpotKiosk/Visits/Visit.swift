@@ -32,6 +32,9 @@ public struct Visit: Sendable {
     public var gps: GPSState?
     /// The reference of the report just submitted (the thank-you page), once.
     public var submittedReference: String?
+    /// "Larger text and higher contrast", chosen by this visitor: it holds
+    /// for the visit and ends with it (the next person starts with the standard display).
+    public var largeText = false
 
     public init(
         id: String, csrfToken: String, language: KioskSettings.Language, drafts: PhotoDraftCache,
