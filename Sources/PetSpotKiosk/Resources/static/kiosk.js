@@ -62,7 +62,10 @@
         else { location.replace("/"); }
       }, function () { pinging = false; });
     };
-    ["input", "change", "keydown", "pointerdown", "touchstart"].forEach(function (name) {
+    // Not "change": it also fires when a field loses the focus, and the prompt itself takes the focus
+    // (to its button), so a field left focused with new text would dismiss the prompt it caused and
+    // extend the visit. Typing, picking and choosing all fire "input" too.
+    ["input", "keydown", "pointerdown", "touchstart"].forEach(function (name) {
       document.addEventListener(name, function (event) {
         if (dialog.contains(event.target)) { return; }
         localActivity = Date.now();
