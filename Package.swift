@@ -107,7 +107,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // POSIX pieces several modules need: the user/group databases, bounded reads of small files.
-        .target(name: "PetSpotPOSIX", swiftSettings: swiftSettings),
+        .target(name: "PetSpotPOSIX", dependencies: ["CSockDiag"], swiftSettings: swiftSettings),
         .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         // A fix as NMEA 0183 sentences (GeoClue's nmea-socket source, gpsd).
         .target(name: "PetSpotNMEA", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
@@ -186,8 +186,9 @@ let package = Package(
         .target(
             name: "PetSpotKiosk",
             dependencies: [
-                "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox", logging,
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox", "PetSpotPOSIX",
+                logging, .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -256,6 +257,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // pidfd_open(2), which glibc offers only through variadic syscall(2): pinning a client's process.
         .systemLibrary(name: "CProcessPin"),
+        // NETLINK_SOCK_DIAG's structures (<linux/inet_diag.h>): the kernel-known owner of a loopback TCP peer.
+        .target(name: "CSockDiag"),
 
         // MARK: Tests
         .testTarget(name: "PetSpotLocationTests", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),

@@ -13,7 +13,8 @@ public enum KioskApplication {
     /// the form and its CSRF token (POST).
     public static func buildRouter(
         settings: KioskSettings, dependencies: KioskDependencies, pages: PageRenderer, store: VisitStore,
-        refusals: LocationRefusals = LocationRefusals(), logger: Logger = Logger(label: "petspot-kiosk")
+        refusals: LocationRefusals = LocationRefusals(), peers: StationPeers? = nil,
+        logger: Logger = Logger(label: "petspot-kiosk")
     ) -> Router<KioskRequestContext> {
         let router = Router(context: KioskRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
@@ -25,8 +26,9 @@ public enum KioskApplication {
             dependencies: dependencies,
             defaultLanguage: settings.language, refusals: refusals, logger: logger
         ).register(on: router)
-        AdminRoutes(pages: pages, status: dependencies.stationStatus, store: store, refusals: refusals).register(
-            on: router)
+        AdminRoutes(
+            pages: pages, status: dependencies.stationStatus, store: store, refusals: refusals, peers: peers
+        ).register(on: router)
         return router
     }
 
@@ -38,7 +40,8 @@ public enum KioskApplication {
             logger: logger)
     }
 
-    /// The application: the HTTP server on `settings.host:port` and the idle sweeper.
+    /// The application: the HTTP server on `settings.host:port`, serving
+    /// only `settings.allowedUsers` (``StationPeers``), and the idle sweeper.
     ///
     /// Drafts left by an earlier run are deleted before it serves.
     /// - Parameters:
@@ -50,10 +53,12 @@ public enum KioskApplication {
         let pages = try await PageRenderer.load()
         let store = makeStore(settings: settings, dependencies: dependencies, logger: logger)
         await store.removeLeftoverDrafts()
+        let peers = StationPeers.resolving(settings.allowedUsers, logger: logger)
         let router = buildRouter(
-            settings: settings, dependencies: dependencies, pages: pages, store: store, logger: logger)
+            settings: settings, dependencies: dependencies, pages: pages, store: store, peers: peers, logger: logger)
         return Application(
             router: router,
+            server: .station(peers: peers),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "petspot-kiosk"),
             services: [IdleSweeper(store: store, interval: IdleSweeper.interval(for: settings.idleReset))] + services,
             logger: logger)

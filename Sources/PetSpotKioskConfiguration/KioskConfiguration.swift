@@ -9,6 +9,7 @@ public import PetSpotConfiguration
 /// idle_reset = 120              # seconds without input before a visit is wiped
 /// language = "en"               # en | pl
 /// photo_sources = ["camera"]    # camera, file: how a visitor adds the photo
+/// allowed_users = ["petspot-browser"]  # who may use it (plus root and the kiosk's own account)
 ///
 /// [location]
 /// socket = "/run/petspot/locationd.sock"
@@ -77,6 +78,22 @@ public struct KioskSettings: Sendable, Hashable {
 
     /// `photo_sources`: default `["camera"]`; not empty, no repeats.
     public var photoSources: [PhotoSource] = [.camera]
+
+    /// `allowed_users`: the accounts whose connections the kiosk serves,
+    /// by the kernel-known owner of each loopback connection (SPEC §7 "kiosk
+    /// peers"); default `["petspot-browser"]`, the kiosk browser's account.
+    /// Root and the kiosk's own account are always served. Everyone else is
+    /// refused before any page, visit or GPS call.
+    public var allowedUsers: [String] = ["petspot-browser"]
+
+    /// Whether `name` is a user name `useradd` accepts: letters, digits,
+    /// `_`, `-`, `.`, not starting with `-`, at most 32 characters.
+    public static func isUserName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first != "-", name.utf8.count <= 32 else { return false }
+        return name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0))
+        }
+    }
 
     public init() {}
 }

@@ -91,8 +91,32 @@ private struct KioskParser {
         if let names = table.strings("photo_sources", errors: &errors) {
             if let sources = photoSources(names, table: table) { settings.photoSources = sources }
         }
+        if let names = table.strings("allowed_users", errors: &errors) {
+            if let users = allowedUsers(names, table: table) { settings.allowedUsers = users }
+        }
         table.reportUnknownKeys(errors: &errors)
         return settings
+    }
+
+    /// `allowed_users`: user names as `useradd` takes them, none twice (may be empty: root and the
+    /// kiosk's own account only).
+    mutating func allowedUsers(_ names: [String], table: TableReader) -> [String]? {
+        var users: [String] = []
+        for name in names {
+            guard KioskSettings.isUserName(name) else {
+                table.fail(
+                    "allowed_users",
+                    "must hold user names (letters, digits, '_', '-', '.'; not starting with '-'; at most 32), found \"\(name)\"",
+                    into: &errors)
+                return nil
+            }
+            guard !users.contains(name) else {
+                table.fail("allowed_users", "names \"\(name)\" twice", into: &errors)
+                return nil
+            }
+            users.append(name)
+        }
+        return users
     }
 
     /// `photo_sources`: known names, at least one, none twice.

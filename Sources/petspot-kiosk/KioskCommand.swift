@@ -160,7 +160,10 @@ extension KioskConfiguration {
         let host = kiosk.host.contains(":") ? "[\(kiosk.host)]" : kiosk.host
         var lines = [
             "[kiosk]", "listen = \(quoted("\(host):\(kiosk.port)"))", "idle_reset = \(seconds(kiosk.idleReset))",
-            "language = \(quoted(kiosk.language.rawValue))", "", "[location]", "socket = \(quoted(location.socket))",
+            "language = \(quoted(kiosk.language.rawValue))",
+            "photo_sources = [\(kiosk.photoSources.map { quoted($0.rawValue) }.joined(separator: ", "))]",
+            "allowed_users = [\(kiosk.allowedUsers.map(quoted).joined(separator: ", "))]", "", "[location]",
+            "socket = \(quoted(location.socket))",
             "gps_timeout = \(seconds(location.gpsTimeout))", "", "[outbox]", "path = \(quoted(outbox.path))",
         ]
         if let delivery {

@@ -1260,6 +1260,51 @@ def main():
                 WebDriverWait(kiosk.driver, 5).until(lambda d: not kiosk.visible("idlePrompt"))
             kiosk.cancel_visit()
 
+        def next_visitor_gets_nothing_back():
+            # Issue 29 item 1. Visitor A types and walks away; the idle reset. Visitor B starts a report,
+            # presses the browser's Back three times, then Continue. Chromium's form restoration once put
+            # A's breed, pet name and description into B's details form, and Continue stored them in B's
+            # report: nothing of A may appear on any page B sees, nor in what B's visit holds.
+            kiosk.size(PORTRAIT)
+            to_details(C)
+            secrets = {
+                "animalDescription.raceTextField.input": "Bernardyn",
+                "animalDescription.petNameTextField.input": "Burek",
+                "animalDescription.descriptionTextArea.input": "Czerwona obroza",
+            }
+            for field, text in secrets.items():
+                kiosk.tap_type(field, text)
+            kiosk.wait_visible("welcome.startButton.tap", timeout=60)  # the idle reset (12 s on C)
+
+            def nothing_of_a(where):
+                values = kiosk.driver.execute_script(
+                    "return Array.from(document.querySelectorAll('input, textarea, select'))"
+                    ".map(e => e.value).join('\\n')")
+                for text in secrets.values():
+                    check(text not in values and text not in kiosk.page(), "%s shows A's %r" % (where, text))
+
+            to_details(C)
+            nothing_of_a("B's details step")
+            for press in range(3):
+                kiosk.driver.back()
+                wait_for(lambda: kiosk.driver.execute_script("return document.readyState") == "complete",
+                         what="the page after Back")
+                nothing_of_a("after Back %d (%s)" % (press + 1, kiosk.path()))
+            # Continue, on whichever step Back left B.
+            if kiosk.path() == "/report/photo":
+                kiosk.tap("animalPhoto.continue")
+                kiosk.wait_path("/report/details")
+            if kiosk.path() == "/report/details":
+                nothing_of_a("B's details step before Continue")
+                kiosk.tap("animalDescription.continueButton.tap")
+                wait_for(lambda: kiosk.path() in ("/report/details", "/report/contact"), what="Continue")
+            # What B's visit holds, as the server renders it (the contact step's Back shows the details).
+            if kiosk.path() == "/report/contact":
+                kiosk.tap("contactInformation.backButton.tap")
+                kiosk.wait_path("/report/details")
+            nothing_of_a("B's stored details")
+            kiosk.cancel_visit()
+
         def welcome_sits_past_idle_reset():
             # Idling on the welcome screen is the station's normal state: a visit starts at the tap, so the
             # tap works however long the screen was shown.
@@ -1377,6 +1422,7 @@ def main():
         run.scenario("larger text and higher contrast for the visit (both sizes)", larger_text)
         run.scenario("idle reset: Still there?, then nothing left", idle_reset)
         run.scenario("welcome screen left past idle_reset: the tap starts a visit", welcome_sits_past_idle_reset)
+        run.scenario("the next visitor's Back and Continue bring back nothing of the last", next_visitor_gets_nothing_back)
         run.scenario("without JavaScript: full flow, GPS fill, denied alert", without_javascript)
         run.scenario("the station's Chromium policy: the camera for the kiosk's origin only", camera_policy)
         run.scenario("benchmark: GPS fill round trip, page render", benchmark)

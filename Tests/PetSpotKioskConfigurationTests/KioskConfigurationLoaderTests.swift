@@ -11,6 +11,7 @@ struct KioskConfigurationLoaderTests {
         #expect(configuration.kiosk.host == "127.0.0.1" && configuration.kiosk.port == 8080)
         #expect(configuration.kiosk.idleReset == .seconds(120))
         #expect(configuration.kiosk.photoSources == [.camera])
+        #expect(configuration.kiosk.allowedUsers == ["petspot-browser"])
         #expect(configuration.location.gpsTimeout == .seconds(10))
         #expect(configuration.outbox.path == "/var/lib/petspot-kiosk/outbox")
         #expect(configuration.delivery == nil)
@@ -23,6 +24,7 @@ struct KioskConfigurationLoaderTests {
             idle_reset = "2m"
             language = "pl"
             photo_sources = ["file", "camera"]
+            allowed_users = ["kiosk-browser", "operator.1"]
 
             [location]
             socket = "run/locationd.sock"
@@ -48,6 +50,7 @@ struct KioskConfigurationLoaderTests {
         #expect(configuration.kiosk.idleReset == .seconds(120))
         #expect(configuration.kiosk.language == .pl)
         #expect(configuration.kiosk.photoSources == [.file, .camera])
+        #expect(configuration.kiosk.allowedUsers == ["kiosk-browser", "operator.1"])
         #expect(configuration.location.socket == "/etc/petspot/run/locationd.sock")
         #expect(configuration.location.gpsTimeout == .seconds(15))
         #expect(configuration.outbox.path == "/etc/petspot/outbox")
@@ -118,6 +121,32 @@ struct KioskConfigurationLoaderTests {
         (
             "[kiosk]\nphoto_sources = [\"file\", \"file\"]\n",
             ["line 2: kiosk.photo_sources: names \"file\" twice"]
+        ),
+        (
+            "[kiosk]\nallowed_users = [\"petspot-browser\", \"petspot-browser\"]\n",
+            ["line 2: kiosk.allowed_users: names \"petspot-browser\" twice"]
+        ),
+        (
+            "[kiosk]\nallowed_users = [\"-rf\"]\n",
+            [
+                "line 2: kiosk.allowed_users: must hold user names (letters, digits, '_', '-', '.'; not starting with '-'; at most 32), found \"-rf\""
+            ]
+        ),
+        (
+            "[kiosk]\nallowed_users = [\"\"]\n",
+            [
+                "line 2: kiosk.allowed_users: must hold user names (letters, digits, '_', '-', '.'; not starting with '-'; at most 32), found \"\""
+            ]
+        ),
+        (
+            "[kiosk]\nallowed_users = [\"kiosk browser\"]\n",
+            [
+                "line 2: kiosk.allowed_users: must hold user names (letters, digits, '_', '-', '.'; not starting with '-'; at most 32), found \"kiosk browser\""
+            ]
+        ),
+        (
+            "[kiosk]\nallowed_users = \"petspot-browser\"\n",
+            ["line 2: kiosk.allowed_users: expected an array of strings, found a string"]
         ),
         (
             "[kiosk]\nphoto_sources = \"camera\"\n",

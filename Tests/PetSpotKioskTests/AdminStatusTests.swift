@@ -15,12 +15,27 @@ struct AdminStatusTests {
         ("::ffff:10.0.0.1", false),
     ])
     func onlyLoopbackPeersMaySeeIt(address: String, allowed: Bool) throws {
-        #expect(AdminAccess.allows(try SocketAddress(ipAddress: address, port: 50_000)) == allowed)
+        #expect(AdminAccess.allows(try SocketAddress(ipAddress: address, port: 50_000), host: "127.0.0.1") == allowed)
     }
 
     @Test func anUnknownPeerOrAUnixSocketPeerIsRefused() throws {
-        #expect(!AdminAccess.allows(nil))
-        #expect(!AdminAccess.allows(try SocketAddress(unixDomainSocketPath: "/run/x.sock")))
+        #expect(!AdminAccess.allows(nil, host: "127.0.0.1"))
+        #expect(!AdminAccess.allows(try SocketAddress(unixDomainSocketPath: "/run/x.sock"), host: "localhost"))
+    }
+
+    /// DNS rebinding: a page of another site whose name now resolves to 127.0.0.1 asks with its own
+    /// name in `Host`. Only the loopback names are served, with or without a port.
+    @Test(arguments: [
+        ("127.0.0.1", true), ("127.0.0.1:8080", true), ("localhost", true), ("LOCALHOST:80", true),
+        ("[::1]", true), ("[::1]:8080", true),
+        ("attacker.example", false), ("attacker.example:8080", false), ("127.0.0.1.attacker.example", false),
+        ("localhost.attacker.example", false), ("127.0.0.2", false), ("127.0.0.1:", false),
+        ("127.0.0.1:80a", false), ("[::1]x", false), ("", false),
+    ])
+    func onlyLoopbackNamesMayAskForIt(host: String, allowed: Bool) throws {
+        let peer = try SocketAddress(ipAddress: "127.0.0.1", port: 50_000)
+        #expect(AdminAccess.allows(peer, host: host) == allowed)
+        #expect(!AdminAccess.allows(peer, host: nil))
     }
 
     /// In-process (no peer address at all): refused, and no visit is opened for it.

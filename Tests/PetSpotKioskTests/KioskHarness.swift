@@ -68,7 +68,7 @@ struct KioskHarness {
         location: any LocationService = StubLocation.authorized, idleReset: Duration = .seconds(120),
         language: KioskSettings.Language = .en, reports: (any FoundPetReportSink)? = nil,
         stationStatus: (@Sendable () async -> StationStatus)? = nil,
-        photoSources: [KioskSettings.PhotoSource] = [.camera]
+        photoSources: [KioskSettings.PhotoSource] = [.camera], peers: StationPeers? = nil
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -85,8 +85,9 @@ struct KioskHarness {
         let logs = self.logs
         let router = KioskApplication.buildRouter(
             settings: settings, dependencies: dependencies, pages: try await PageRenderer.load(), store: store,
-            logger: Logger(label: "petspot-kiosk") { _ in logs })
-        app = Application(router: router)
+            peers: peers, logger: Logger(label: "petspot-kiosk") { _ in logs })
+        // With `peers`, the server the kiosk runs (``StationPeers`` decides on every `.live` connection).
+        app = Application(router: router, server: peers.map { .station(peers: $0) } ?? .http1())
     }
 
     /// Runs `body` against the app, then removes the temporary directory.
@@ -133,8 +134,9 @@ final class Browser: Sendable {
     {
         var headers = headers
         headers[.contentType] = "application/x-www-form-urlencoded"
-        let body = URLEncodedForm.encode([("_csrf", token ?? csrf)] + fields)
-        return try await send(path, method: .post, headers: headers, body: ByteBuffer(string: body))
+        let body = URLEncodedForm.encode(fields)
+        return try await send(
+            Self.withToken(path, token ?? csrf), method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
     /// POST a multipart form with one file (and `fields`, e.g. a language button's `lang`).
@@ -144,7 +146,7 @@ final class Browser: Sendable {
     ) async throws -> TestResponse {
         let boundary = "----kiosk-test-\(UUID().uuidString)"
         var body = Data()
-        for (name, value) in [("_csrf", token ?? csrf)] + fields {
+        for (name, value) in fields {
             body.append(
                 Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8))
         }
@@ -155,8 +157,14 @@ final class Browser: Sendable {
         body.append(data)
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         return try await send(
-            path, method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
-            body: ByteBuffer(bytes: body))
+            Self.withToken(path, token ?? csrf), method: .post,
+            headers: [.contentType: "multipart/form-data; boundary=\(boundary)"], body: ByteBuffer(bytes: body))
+    }
+
+    /// `path` as a page's form posts it: with the visit's token in the `_csrf` query parameter.
+    static func withToken(_ path: String, _ token: String) -> String {
+        let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
+        return path + (path.contains("?") ? "&" : "?") + "_csrf=" + encoded
     }
 
     /// GET `path` and follow redirects; returns the last page.

@@ -4,7 +4,7 @@ import Mustache
 import PetSpotOutbox
 
 /// `GET /admin/status`: the station's outbox in figures for its operator, on
-/// loopback only (``AdminAccess``), with no personal data; and the kiosk's
+/// loopback only and asked for by a loopback name (``AdminAccess``), with no personal data; and the kiosk's
 /// own figures: open visits, the GPS button's refusals with the account the
 /// daemon saw and what to do (``LocationRefusal``, never on a visitor's
 /// page). `Accept: application/json` gets the outbox summary as JSON (for
@@ -14,13 +14,15 @@ struct AdminRoutes: Sendable {
     let status: @Sendable () async -> StationStatus
     let store: VisitStore
     let refusals: LocationRefusals
+    /// The connection gate's refusals (`nil` in router tests, which have no server).
+    let peers: StationPeers?
 
     func register(on router: Router<KioskRequestContext>) {
         router.get("/admin/status") { request, context in await statusPage(request, context) }
     }
 
     func statusPage(_ request: Request, _ context: KioskRequestContext) async -> Response {
-        guard AdminAccess.allows(context.peerAddress) else {
+        guard AdminAccess.allows(context.peerAddress, host: request.head.authority) else {
             return Response(
                 status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "403 the station status is shown on this machine only\n")))
@@ -43,7 +45,8 @@ struct AdminRoutes: Sendable {
                     body: .init(byteBuffer: ByteBuffer(bytes: data)))
             }
         }
-        let view = StationStatusView(status, openVisits: await store.count, refusals: refusals.snapshot)
+        let view = StationStatusView(
+            status, openVisits: await store.count, refusals: refusals.snapshot, peers: peers?.refusals)
         let html = pages.library.render(view, withTemplate: "admin") ?? ""
         return Response(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],

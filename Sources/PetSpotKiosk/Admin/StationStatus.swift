@@ -23,16 +23,37 @@ public struct StationStatus: Sendable, Hashable {
 }
 
 /// Who may see `/admin/status`: only a peer on this machine (an IPv4 or IPv6
-/// loopback address), whatever `[kiosk] listen` says. A request whose peer
-/// address is unknown is refused.
+/// loopback address), whatever `[kiosk] listen` says, that asked for it by a
+/// loopback name. A request whose peer address is unknown is refused.
 public enum AdminAccess {
-    public static func allows(_ peer: SocketAddress?) -> Bool {
+    /// Whether `peer` is on this machine and `host` (the request's `Host`)
+    /// is `127.0.0.1`, `localhost` or `[::1]`, with or without a port: a page
+    /// from another site whose name was re-bound to 127.0.0.1 (DNS
+    /// rebinding) asks with its own name and is refused.
+    public static func allows(_ peer: SocketAddress?, host: String?) -> Bool {
+        isLoopbackHost(host) && isLoopbackPeer(peer)
+    }
+
+    static func isLoopbackPeer(_ peer: SocketAddress?) -> Bool {
         guard let peer, let ip = peer.ipAddress?.lowercased() else { return false }
         switch peer {
         case .v4: return ip.hasPrefix("127.")  // 127.0.0.0/8
         case .v6: return ip == "::1" || ip.hasPrefix("::ffff:127.")
         case .unixDomainSocket: return false
         }
+    }
+
+    /// `127.0.0.1`, `localhost` or `[::1]`, optionally with `:port` (digits).
+    static func isLoopbackHost(_ host: String?) -> Bool {
+        guard var name = host?.lowercased() else { return false }
+        if let colon = name.lastIndex(of: ":"), !name.hasSuffix("]") {
+            let port = name[name.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber) else {
+                return false
+            }
+            name = String(name[..<colon])
+        }
+        return name == "127.0.0.1" || name == "localhost" || name == "[::1]"
     }
 }
 
@@ -53,7 +74,8 @@ struct StationStatusView: Sendable {
 
     init(
         _ status: StationStatus, openVisits: Int = 0,
-        refusals: (count: Int, last: LocationRefusal?) = (0, nil)
+        refusals: (count: Int, last: LocationRefusal?) = (0, nil),
+        peers: [StationPeers.Refusal: Int]? = nil
     ) {
         let formatter = ISO8601DateFormatter()
         func time(_ date: Date?) -> String { date.map { formatter.string(from: $0) } ?? "—" }
@@ -65,6 +87,16 @@ struct StationStatusView: Sendable {
                 id: "locationLastRefusal", label: "Last GPS refusal",
                 value: refusals.last.map { "\(time($0.at)): \($0.summary)" } ?? "—"),
         ]
+        if let peers {
+            kiosk.append(
+                Row(
+                    id: "refusedConnections", label: "Connections refused (not the kiosk browser)",
+                    value: String(peers[.notAllowed, default: 0] + peers[.unknownPeer, default: 0])))
+            kiosk.append(
+                Row(
+                    id: "refusedBusy", label: "Connections refused (too many at once)",
+                    value: String(peers[.tooManyConnections, default: 0])))
+        }
         locationRemedy = refusals.last?.remedy
         switch status.outbox {
         case .failure(let unavailable):

@@ -3,25 +3,30 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PetSpotKioskConfiguration
+import Synchronization
 
-/// Reads every POST's form (bounded) and checks its CSRF token.
+/// Checks every POST's visit and CSRF token, then reads its form (bounded).
 ///
-/// The token is the visit's own (``Visit/csrfToken``), in the form field
-/// `_csrf` or, for the enhancement script's requests, the `X-CSRF-Token`
-/// header. A POST without the right token (a stale page after an idle
-/// reset, or another site) gets 403 and changes nothing. So does any POST
-/// without a live visit, except two that need none: `POST /start` (the
-/// welcome page's button, which starts a visit: it is refused when it comes
-/// from another site, ``SameOrigin``) and `POST /activity` (answers 410).
+/// The token is the visit's own (``Visit/csrfToken``), in the query
+/// parameter `_csrf` (every form's `action` carries it) or, for the
+/// enhancement script's requests, the `X-CSRF-Token` header. Both arrive
+/// before the body: a POST without a live visit or without the right token
+/// gets 403 and changes nothing, and its body is never read. Two POSTs need
+/// no token: `POST /start` (the welcome page's button, which starts a
+/// visit: it is refused when it comes from another site, ``SameOrigin``)
+/// and `POST /activity` (answers 410).
 ///
 /// Limits: a photo upload (`multipart/form-data`) at most
 /// ``KioskLimits/uploadBytes``, any other form ``KioskLimits/formBytes``.
 /// A larger upload is read and thrown away (up to ``KioskLimits/drainBytes``,
 /// so the browser sees the answer) and the route is told
-/// (``KioskRequestContext/uploadTooLarge``).
+/// (``KioskRequestContext/uploadTooLarge``). At most
+/// ``KioskLimits/concurrentUploads`` uploads are read at once; one more
+/// gets 503 before its body is read (``UploadSlots``), so parallel uploads
+/// cannot grow the kiosk's memory past that many bounded bodies.
 public struct FormMiddleware: RouterMiddleware {
     public typealias Context = KioskRequestContext
-    /// The CSRF field's name.
+    /// The CSRF query parameter's name.
     public static let tokenField = "_csrf"
 
     /// The POSTs that need no visit's token.
@@ -29,10 +34,15 @@ public struct FormMiddleware: RouterMiddleware {
 
     let pages: PageRenderer
     let defaultLanguage: KioskSettings.Language
+    let uploads: UploadSlots
 
-    public init(pages: PageRenderer, defaultLanguage: KioskSettings.Language = .en) {
+    public init(
+        pages: PageRenderer, defaultLanguage: KioskSettings.Language = .en,
+        uploads: UploadSlots = UploadSlots(KioskLimits.concurrentUploads)
+    ) {
         self.pages = pages
         self.defaultLanguage = defaultLanguage
+        self.uploads = uploads
     }
 
     public func handle(
@@ -44,35 +54,46 @@ public struct FormMiddleware: RouterMiddleware {
         guard tokenless || context.visit != nil else {
             return pages.expired(language: defaultLanguage)
         }
-        if tokenless, !SameOrigin.allows(request) {
-            return pages.expired(language: context.visit?.language ?? defaultLanguage)
+        if tokenless {
+            guard SameOrigin.allows(request) else {
+                return pages.expired(language: context.visit?.language ?? defaultLanguage)
+            }
+        } else {
+            let token = request.headers[.kioskCSRFToken] ?? request.uri.queryParameters.get(Self.tokenField)
+            guard let visit = context.visit, let token, Token.equal(token, visit.csrfToken) else {
+                return pages.expired(language: context.visit?.language ?? defaultLanguage)
+            }
         }
         var context = context
         let contentType = request.headers[.contentType] ?? ""
         let boundary = MultipartForm.boundary(contentType: contentType)
-        let limit = boundary == nil ? KioskLimits.formBytes : KioskLimits.uploadBytes
-        let (bytes, complete) = try await Self.read(request.body, limit: limit)
-        if !complete {
+        let read: (bytes: [UInt8], complete: Bool)
+        if boundary == nil {
+            read = try await Self.read(request.body, limit: KioskLimits.formBytes)
+        } else {
+            guard uploads.take() else {
+                return Response(
+                    status: .serviceUnavailable,
+                    headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
+                    body: .init(byteBuffer: ByteBuffer(string: "503 another photo is being received\n")))
+            }
+            defer { uploads.give() }
+            read = try await Self.read(request.body, limit: KioskLimits.uploadBytes)
+        }
+        if !read.complete {
             guard boundary != nil else { throw HTTPError(.contentTooLarge) }
             context.uploadTooLarge = true
             return try await next(request, context)
         }
         let form: SubmittedForm?
         if let boundary {
-            form = MultipartForm.parse(bytes, boundary: boundary)
+            form = MultipartForm.parse(read.bytes, boundary: boundary)
         } else if contentType.isEmpty || contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
-            form = SubmittedForm(fields: URLEncodedForm.parse(String(decoding: bytes, as: UTF8.self)))
+            form = SubmittedForm(fields: URLEncodedForm.parse(String(decoding: read.bytes, as: UTF8.self)))
         } else {
             form = nil
         }
         guard let form else { throw HTTPError(.badRequest) }
-        if !tokenless {
-            guard let visit = context.visit,
-                Token.equal(request.headers[.kioskCSRFToken] ?? form[Self.tokenField], visit.csrfToken)
-            else {
-                return pages.expired(language: context.visit?.language ?? defaultLanguage)
-            }
-        }
         context.form = form
         return try await next(request, context)
     }
@@ -112,4 +133,24 @@ public enum SameOrigin {
         let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
         return originAuthority.lowercased() == host.lowercased()
     }
+}
+
+/// A bound on bodies held in memory at once: ``take()`` a slot before
+/// reading one, ``give()`` it back after.
+public final class UploadSlots: Sendable {
+    private let free: Mutex<Int>
+
+    public init(_ count: Int) { free = Mutex(max(1, count)) }
+
+    /// Takes a slot. - Returns: `false` when none is free.
+    public func take() -> Bool {
+        free.withLock { free in
+            guard free > 0 else { return false }
+            free -= 1
+            return true
+        }
+    }
+
+    /// Gives a slot back.
+    public func give() { free.withLock { $0 += 1 } }
 }

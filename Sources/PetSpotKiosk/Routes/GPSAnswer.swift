@@ -33,6 +33,12 @@ struct GPSAnswer: Codable, Sendable {
         }
     }
 
+    /// Over the visit's GPS budget: the message to show, nothing filled.
+    init(busy message: String) {
+        outcome = "failed"
+        self.message = message
+    }
+
     func response() -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

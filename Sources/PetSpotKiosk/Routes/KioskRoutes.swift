@@ -282,11 +282,17 @@ struct KioskRoutes: Sendable {
             }
             return redirect("/report/photo")
         case "gps":
-            await store.update(id) { Self.applyDetails(form, to: &$0) }
+            let now = dependencies.clock.now()
+            let allowed = await store.update(id) { visit in
+                Self.applyDetails(form, to: &visit)
+                return visit.gpsTaps.start(at: now)
+            }
+            guard allowed == true else { return await gpsBusy(request, context) }
             let outcome = await GPSFillAction(
                 service: dependencies.location, request: LocationRequest(timeout: dependencies.gpsTimeout)
             ).perform()
             let visit = await store.update(id) { visit in
+                visit.gpsTaps.finish()
                 visit.flow.details.description.apply(outcome)
                 switch outcome {
                 case .filled(_, _, _, let accuracy, let horizontalAccuracy):
@@ -313,6 +319,17 @@ struct KioskRoutes: Sendable {
             }
             return redirect(moved.map(Self.path(of:)) ?? "/")
         }
+    }
+
+    /// A GPS tap over the visit's budget (``GPSTapBudget``): the daemon is
+    /// not asked; the visitor reads "please wait" and may tap again shortly.
+    func gpsBusy(_ request: Request, _ context: KioskRequestContext) async -> Response {
+        let t = KioskStrings.of(context.visit?.language ?? defaultLanguage)
+        if (request.headers[.accept] ?? "").contains("application/json") {
+            return GPSAnswer(busy: t.gpsBusy).response()
+        }
+        if let id = context.visit?.id { await store.update(id) { $0.notice = Notice(toast: t.gpsBusy) } }
+        return redirect("/report/details#location")
     }
 
     /// Logs a refused GPS button with what the administrator needs (the

@@ -30,6 +30,8 @@ public struct Visit: Sendable {
     public var notice: Notice?
     /// The outcome of the last "Use this station's location", kept while on the details step.
     public var gps: GPSState?
+    /// The GPS button's bound: one daemon request at a time, a few per window.
+    public var gpsTaps = GPSTapBudget()
     /// The reference of the report just submitted (the thank-you page), once.
     public var submittedReference: String?
     /// "Larger text and higher contrast", chosen by this visitor: it holds

@@ -162,6 +162,12 @@ public enum KioskLimits {
     public static let uploadBytes = photoBytes + (64 << 10)
     /// The largest other form.
     public static let formBytes = 64 << 10
+    /// The most connections served at once (``StationPeers``): a kiosk
+    /// browser opens a handful. Far below the unit's `LimitNOFILE`.
+    public static let connections = 64
+    /// The most photo uploads read at once (``FormMiddleware``): their
+    /// bodies are held in memory, at most ``uploadBytes`` each. One visitor uploads one photo at a time.
+    public static let concurrentUploads = 2
     /// How much of an over-large upload is read and thrown away so that the
     /// browser sees the answer; past this the connection is closed.
     public static let drainBytes = 64 << 20

@@ -226,6 +226,7 @@
     var request = new XMLHttpRequest();
     request.open("POST", photoForm.action);
     request.setRequestHeader("Accept", "application/json");
+    request.setRequestHeader("X-CSRF-Token", csrf);
     request.upload.addEventListener("progress", function (event) {
       if (event.lengthComputable) { bar.value = Math.round(100 * event.loaded / event.total); }
     });
