@@ -1274,6 +1274,10 @@ def main():
             }
             for field, text in secrets.items():
                 kiosk.tap_type(field, text)
+            # Continue with the species missing: the step comes back with its errors as a new page, and the
+            # history entry A typed into stays behind it, holding A's form state for Chromium to restore.
+            kiosk.tap("animalDescription.continueButton.tap")
+            wait_for(lambda: kiosk.visible("animalDescription.speciesDropdown.error"), what="the step's errors")
             kiosk.wait_visible("welcome.startButton.tap", timeout=60)  # the idle reset (12 s on C)
 
             def nothing_of_a(where):
