@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Logging
 import PetSpotConfiguration
 import PetSpotDaemon
@@ -43,6 +48,9 @@ struct ConfigurationReloader: Sendable {
             || configuration.metrics != running.metrics
         {
             logger.warning("reload: [daemon], [source] and [metrics] changes take effect only after a restart")
+        }
+        for warning in configuration.warnings(daemonRunsAsRoot: geteuid() == 0) {
+            logger.warning("configuration: \(warning)")
         }
         await engine.update(policy: configuration.policy)
         await current.set(configuration)

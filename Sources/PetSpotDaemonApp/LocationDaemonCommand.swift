@@ -126,6 +126,10 @@ public struct LocationDaemonCommand: AsyncParsableCommand, Sendable {
                 "systemd passed descriptors, but none is a listening Unix stream socket; binding daemon.socket",
                 metadata: ["LISTEN_FDS": "\(systemd.passedDescriptors)"])
         }
+        // What --check-config warns about, in the log too (rules that will not do what they seem to).
+        for warning in configuration.warnings(daemonRunsAsRoot: geteuid() == 0) {
+            logger.warning("configuration: \(warning)")
+        }
         let fileLimit = FileLimit.raiseToHardLimit()
         if let fileLimit, fileLimit < UInt64(configuration.daemon.maxClients) + 64 {
             logger.warning(

@@ -120,6 +120,14 @@ public struct Policy: Sendable, Hashable {
     /// `authorized` means full accuracy). A remembered decision never
     /// overrides a rule or default that says `authorized`, `denied` or `restricted`.
     ///
+    /// A rule naming an `executable` only takes away (issue 29 item 8,
+    /// docs/ROBUSTNESS.md): a client it matches gets its status or what the
+    /// client would get without it (the rules after it, a remembered
+    /// decision, the default), whichever lets it learn less (a tie goes
+    /// to the rule). The executable is read from a process that
+    /// may have exec'd it after connecting, or that shares its connection
+    /// with others: it can never be the reason a client is served.
+    ///
     /// - Parameters:
     ///   - identity: the client, as derived from its peer credentials.
     ///   - remembered: the decision remembered for its uid (or an allow-once
@@ -127,18 +135,52 @@ public struct Policy: Sendable, Hashable {
     ///     `notDetermined` counts as none.
     public func resolve(for identity: ClientIdentity, remembered: RememberedDecision?) -> AuthorizationState {
         let remembered = remembered.flatMap { $0.status == .notDetermined ? nil : $0 }
-        let status: AuthorizationStatus
-        let accuracy: AccuracyAuthorization?
-        let origin: DecisionOrigin
-        if let (_, rule) = firstMatchingRule(for: identity) {
-            (status, accuracy, origin) = (rule.status, rule.accuracy, .rule)
-        } else {
-            (status, accuracy, origin) = (defaultStatus, nil, .default)
+        // The matching rules that name an executable, in order, up to the
+        // first matching rule that names none (or the default).
+        var caps: [AuthorizationState] = []
+        var state: AuthorizationState?
+        for rule in rules where rule.matches(identity) {
+            let decided = Self.settle(
+                rule.status, accuracy: rule.accuracy, origin: .rule, identity: identity, remembered: remembered)
+            guard rule.executable != nil else {
+                state = decided
+                break
+            }
+            caps.append(decided)
         }
+        var result =
+            state
+            ?? Self.settle(defaultStatus, accuracy: nil, origin: .default, identity: identity, remembered: remembered)
+        // The earliest rule is applied last, so it takes a tie.
+        for cap in caps.reversed() where !result.grantsLess(than: cap) { result = cap }
+        return result
+    }
+
+    /// The state `status` gives, with a remembered decision in place of `notDetermined`.
+    private static func settle(
+        _ status: AuthorizationStatus, accuracy: AccuracyAuthorization?, origin: DecisionOrigin,
+        identity: ClientIdentity, remembered: RememberedDecision?
+    ) -> AuthorizationState {
         if status == .notDetermined, let remembered {
             return AuthorizationState(
                 status: remembered.status, accuracy: remembered.accuracy, decidedBy: .decision, client: identity)
         }
         return AuthorizationState(status: status, accuracy: accuracy, decidedBy: origin, client: identity)
     }
+}
+
+extension AuthorizationState {
+    /// How much the state lets a client learn: `denied` and `restricted`
+    /// nothing, `notDetermined` nothing yet (it may ask), then reduced, then
+    /// full accuracy.
+    var reach: Int {
+        switch status {
+        case .denied, .restricted: 0
+        case .notDetermined: 1
+        case .authorized: accuracy == .reduced ? 2 : 3
+        }
+    }
+
+    /// Whether this state lets a client learn strictly less than `other`.
+    func grantsLess(than other: AuthorizationState) -> Bool { reach < other.reach }
 }

@@ -11,11 +11,14 @@ public import PetSpotLocation
 /// - `gid`: the id of its primary or any supplementary group.
 /// - `unit`: its systemd unit, as the system manager placed it
 ///   (``SystemdUnit/parse(cgroup:)``; a user manager's units never match).
-/// - `executable`: its `/proc/PID/exe`, read and pinned at accept. When the
-///   executable is unknown (unreadable, or the process could not be pinned)
-///   a rule that *grants* (`authorized`, `notDetermined`) does not match,
-///   and a rule that *refuses* (`denied`, `restricted`) does: an unknown
-///   executable never escapes a refusal (fail closed, SPEC §3).
+/// - `executable`: its `/proc/PID/exe`, read and pinned at accept. Such a
+///   rule only takes away (``Policy/resolve(for:remembered:)``: a client it
+///   matches never gets more than it would without it), because the
+///   executable can be faked: a process may connect, hand the connection to
+///   a child, and exec the named binary before the daemon accepts (issue 29
+///   item 8). So an unknown executable (unreadable, or the process could not
+///   be pinned) matches every rule naming one: taking away is what fails
+///   closed (SPEC §3).
 public struct PolicyRule: Sendable, Hashable {
     /// User name to match.
     public var user: String?
@@ -65,7 +68,7 @@ public struct PolicyRule: Sendable, Hashable {
         if let gid, identity.gid != gid, !(identity.groupIDs ?? []).contains(gid) { return false }
         if let unit, identity.unit != unit { return false }
         if let executable {
-            guard let actual = identity.executable else { return refuses }
+            guard let actual = identity.executable else { return true }
             guard actual == executable else { return false }
         }
         return true

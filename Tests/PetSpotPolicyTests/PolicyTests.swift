@@ -38,22 +38,20 @@ private let anonymous = ClientIdentity(uid: 1002, gid: 1002, pid: 43)
         PolicyRule(group: "kiosk", status: .authorized),
         PolicyRule(gid: 990, status: .authorized),
         PolicyRule(unit: "petspot-report.service", status: .authorized),
-        PolicyRule(executable: "/usr/bin/petspot-report", status: .authorized),
     ])
     func unknownAttributesNeverMatch(rule: PolicyRule) {
         #expect(!rule.matches(anonymous))
     }
 
-    /// Hardening item 15: a rule that refuses by executable applies when the
-    /// executable is unknown; one that grants never does.
-    @Test(arguments: [
-        (AuthorizationStatus.denied, true), (.restricted, true), (.authorized, false), (.notDetermined, false),
-    ])
-    func item15_unknownExecutableFailsClosed(status: AuthorizationStatus, matches: Bool) {
-        #expect(PolicyRule(executable: "/usr/bin/tracker", status: status).matches(anonymous) == matches)
+    /// Hardening item 15, then issue 29 item 8: a rule naming an executable
+    /// applies when the executable is unknown, whatever its status (it only
+    /// takes away, so applying it fails closed).
+    @Test(arguments: AuthorizationStatus.allCases)
+    func item15_unknownExecutableFailsClosed(status: AuthorizationStatus) {
+        #expect(PolicyRule(executable: "/usr/bin/tracker", status: status).matches(anonymous))
         // Other matchers still have to match.
         #expect(!PolicyRule(uid: 7, executable: "/usr/bin/tracker", status: status).matches(anonymous))
-        // A known, different executable is not refused by it.
+        // A known, different executable is not matched by it.
         #expect(!PolicyRule(executable: "/usr/bin/tracker", status: status).matches(kiosk))
     }
 
@@ -136,9 +134,62 @@ private let anonymous = ClientIdentity(uid: 1002, gid: 1002, pid: 43)
             policy: Policy(defaultStatus: .authorized, rules: [PolicyRule(executable: "/usr/bin/x", status: .denied)]),
             identity: anonymous, status: .denied, origin: .rule),
         Case(
-            name: "executable rule never matches unreadable executable",
+            name: "an authorizing executable rule grants nothing to an unreadable executable",
             policy: Policy(defaultStatus: .denied, rules: [PolicyRule(executable: "/usr/bin/x", status: .authorized)]),
             identity: anonymous, status: .denied, origin: .default),
+        // Issue 29 item 8: a rule naming an executable only takes away.
+        Case(
+            name: "an authorizing executable rule grants nothing the default refuses",
+            policy: Policy(
+                defaultStatus: .denied, rules: [PolicyRule(executable: "/usr/bin/petspot-report", status: .authorized)]),
+            identity: kiosk, status: .denied, origin: .default),
+        Case(
+            name: "an authorizing executable rule gives no more than the rule after it",
+            policy: Policy(
+                defaultStatus: .denied,
+                rules: [
+                    PolicyRule(executable: "/usr/bin/petspot-report", status: .authorized),
+                    PolicyRule(user: "kiosk", status: .authorized, accuracy: .reduced),
+                ]), identity: kiosk, status: .authorized, accuracy: .reduced, origin: .rule),
+        Case(
+            name: "an authorizing executable rule does not override a remembered denial",
+            policy: Policy(rules: [PolicyRule(executable: "/usr/bin/petspot-report", status: .authorized)]),
+            identity: kiosk, remembered: RememberedDecision(status: .denied), status: .denied, origin: .decision),
+        Case(
+            name: "an executable rule with reduced accuracy caps a full grant after it",
+            policy: Policy(
+                defaultStatus: .denied,
+                rules: [
+                    PolicyRule(executable: "/usr/bin/petspot-report", status: .authorized, accuracy: .reduced),
+                    PolicyRule(user: "kiosk", status: .authorized),
+                ]), identity: kiosk, status: .authorized, accuracy: .reduced, origin: .rule),
+        Case(
+            name: "an executable rule with reduced accuracy caps an unreadable executable",
+            policy: Policy(
+                defaultStatus: .authorized,
+                rules: [PolicyRule(executable: "/usr/bin/x", status: .authorized, accuracy: .reduced)]),
+            identity: anonymous, status: .authorized, accuracy: .reduced, origin: .rule),
+        Case(
+            name: "a notDetermined executable rule holds a client to its remembered decision",
+            policy: Policy(
+                defaultStatus: .authorized,
+                rules: [PolicyRule(executable: "/usr/bin/petspot-report", status: .notDetermined)]),
+            identity: kiosk, remembered: RememberedDecision(status: .authorized, accuracy: .reduced),
+            status: .authorized, accuracy: .reduced, origin: .decision),
+        Case(
+            name: "a notDetermined executable rule without a decision leaves the client to ask",
+            policy: Policy(
+                defaultStatus: .authorized,
+                rules: [PolicyRule(executable: "/usr/bin/petspot-report", status: .notDetermined)]),
+            identity: kiosk, status: .notDetermined, origin: .rule),
+        Case(
+            name: "of two executable rules the lesser caps",
+            policy: Policy(
+                defaultStatus: .authorized,
+                rules: [
+                    PolicyRule(executable: "/usr/bin/petspot-report", status: .authorized, accuracy: .reduced),
+                    PolicyRule(group: "video", executable: "/usr/bin/petspot-report", status: .restricted),
+                ]), identity: kiosk, status: .restricted, origin: .rule),
         Case(
             name: "group via supplementary",
             policy: Policy(defaultStatus: .denied, rules: [PolicyRule(group: "petspot", status: .authorized)]),

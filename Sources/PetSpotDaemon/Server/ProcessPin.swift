@@ -15,14 +15,15 @@ import Synchronization
 /// Identity (names, groups, unit, executable) is read later, off the event
 /// loop; ``confirms(executable:)`` then says whether it is still the same
 /// process, unchanged: not exited (pid reuse), same start time, and the same
-/// executable (no exec of a trusted binary after connecting). A client that
-/// cannot be pinned never matches a rule by `executable` that grants, and is
-/// refused by one that refuses.
+/// executable (no exec of a trusted binary after accepting). A client that
+/// cannot be pinned has an unknown executable, which every rule naming one
+/// matches.
 ///
-/// What is left: a process can exec a trusted binary between its `connect`
-/// and the daemon's `accept` (microseconds; the kernel keeps no record of
-/// the executable at connect time), and a process that hands its connected
-/// socket to another process is still judged as itself (docs/ROBUSTNESS.md).
+/// What no pin can see: a process can exec a trusted binary between its
+/// `connect` and the daemon's `accept` (the kernel keeps no record of the
+/// executable at connect time), and a process can hand its connected socket
+/// to others. So a rule naming an executable only takes away (issue 29
+/// item 8, `Policy.resolve`, docs/ROBUSTNESS.md).
 final class ProcessPin: Sendable {
     /// The pidfd (`SO_PEERPIDFD` on Linux 6.5+, else `pidfd_open` right after
     /// `SO_PEERCRED`); -1 when neither worked, or once released.
