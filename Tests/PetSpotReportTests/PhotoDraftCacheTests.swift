@@ -117,6 +117,24 @@ struct PhotoDraftCacheTests {
                 == "The photo has too many pixels (at most 50 megapixels)")
     }
 
+    /// Image bombs (issue 29 item 4): a few hundred bytes that declare billions of pixels are refused by
+    /// the header's size, before anything is decoded or allocated (before: all three were accepted).
+    @Test(arguments: [
+        ("PNG 100000x100000", PhotoFixtures.png(width: 100_000, height: 100_000)),
+        ("GIF 65535x65535", PhotoFixtures.gif(width: 65_535, height: 65_535)),
+        ("JPEG 65500x65500", PhotoFixtures.jpeg(width: 65_500, height: 65_500)),
+    ])
+    func imageBombsAreRefusedByTheirHeader(name: String, bytes: [UInt8]) throws {
+        let root = try PhotoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let cache = makeCache(root)
+        #expect(cache.maximumPixels == 50_000_000)
+        #expect(throws: PhotoDraftError.tooManyPixels(limit: 50_000_000), "\(name)") {
+            try cache.store(Data(bytes))
+        }
+        #expect(cache.current() == nil)
+    }
+
     @Test func missingFileIsAReadError() throws {
         let root = try PhotoFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
