@@ -14,7 +14,7 @@ mean. Bounds: every wait has a 30 s guard, so nothing hangs.
                                           answered before its body is sent?
     kiosk_client.py PORT parallel-uploads N   N 10 MiB uploads of one visit at once, bodies
                                           held back: the answers that come while the bodies
-                                          wait (until only 2 are unanswered, or 30 s)
+                                          wait (until only 1 is unanswered, or 30 s)
     kiosk_client.py PORT gps-flood N      N GPS taps of one visit at once: outcomes by kind
     kiosk_client.py PORT evict N          a visit started, then N cookie-less GET /: is the
                                           visit still there?
@@ -197,7 +197,7 @@ def scenario_tokenless_upload(port):
     return {"answeredBeforeBody": status}
 
 
-def scenario_parallel_uploads(port, count, admitted=2):
+def scenario_parallel_uploads(port, count, admitted=1):
     cookie, token, _ = start(port)
     sockets = []
     for _ in range(count):

@@ -21,9 +21,10 @@ import Synchronization
 /// A larger upload is read and thrown away (up to ``KioskLimits/drainBytes``,
 /// so the browser sees the answer) and the route is told
 /// (``KioskRequestContext/uploadTooLarge``). At most
-/// ``KioskLimits/concurrentUploads`` uploads are read at once; one more
-/// gets 503 before its body is read (``UploadSlots``), so parallel uploads
-/// cannot grow the kiosk's memory past that many bounded bodies.
+/// ``KioskLimits/concurrentUploads`` uploads are read at once, one per
+/// visit; one more gets 503 before its body is read (``UploadSlots``), so
+/// parallel uploads cannot grow the kiosk's memory past that many bounded
+/// bodies.
 public struct FormMiddleware: RouterMiddleware {
     public typealias Context = KioskRequestContext
     /// The CSRF query parameter's name.
@@ -71,13 +72,14 @@ public struct FormMiddleware: RouterMiddleware {
         if boundary == nil {
             read = try await Self.read(request.body, limit: KioskLimits.formBytes)
         } else {
-            guard uploads.take() else {
+            let visit = context.visit?.id ?? ""
+            guard uploads.take(for: visit) else {
                 return Response(
                     status: .serviceUnavailable,
                     headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
                     body: .init(byteBuffer: ByteBuffer(string: "503 another photo is being received\n")))
             }
-            defer { uploads.give() }
+            defer { uploads.give(for: visit) }
             read = try await Self.read(request.body, limit: KioskLimits.uploadBytes)
         }
         if !read.complete {
@@ -135,22 +137,24 @@ public enum SameOrigin {
     }
 }
 
-/// A bound on bodies held in memory at once: ``take()`` a slot before
-/// reading one, ``give()`` it back after.
+/// A bound on upload bodies held in memory at once: at most `count` in
+/// all, and one per visit (a visitor uploads one photo at a time).
+/// ``take(for:)`` a slot before reading a body, ``give(for:)`` it back after.
 public final class UploadSlots: Sendable {
-    private let free: Mutex<Int>
+    private let count: Int
+    private let reading = Mutex<Set<String>>([])
 
-    public init(_ count: Int) { free = Mutex(max(1, count)) }
+    public init(_ count: Int) { self.count = max(1, count) }
 
-    /// Takes a slot. - Returns: `false` when none is free.
-    public func take() -> Bool {
-        free.withLock { free in
-            guard free > 0 else { return false }
-            free -= 1
+    /// Takes a slot for the visit `id`. - Returns: `false` when all are taken or the visit has one.
+    public func take(for id: String) -> Bool {
+        reading.withLock { reading in
+            guard reading.count < count, !reading.contains(id) else { return false }
+            reading.insert(id)
             return true
         }
     }
 
-    /// Gives a slot back.
-    public func give() { free.withLock { $0 += 1 } }
+    /// Gives the visit's slot back.
+    public func give(for id: String) { _ = reading.withLock { $0.remove(id) } }
 }

@@ -165,9 +165,10 @@ public enum KioskLimits {
     /// The most connections served at once (``StationPeers``): a kiosk
     /// browser opens a handful. Far below the unit's `LimitNOFILE`.
     public static let connections = 64
-    /// The most photo uploads read at once (``FormMiddleware``): their
-    /// bodies are held in memory, at most ``uploadBytes`` each. One visitor uploads one photo at a time.
-    public static let concurrentUploads = 2
+    /// The most photo uploads read at once (``FormMiddleware``), one per
+    /// visit: their bodies are held in memory, at most ``uploadBytes`` each
+    /// (so at most about 60 MiB in all).
+    public static let concurrentUploads = 6
     /// How much of an over-large upload is read and thrown away so that the
     /// browser sees the answer; past this the connection is closed.
     public static let drainBytes = 64 << 20
