@@ -211,6 +211,22 @@ struct DeliveryProcessTests {
         }
     }
 
+    /// Issue 29 item 5: a body sent a byte every 0.3 s kept `send --once
+    /// --within 8` running until the backend finished (90 s here); the
+    /// upload's timeout (5 s) now covers the body too.
+    @Test func aTricklingAnswerDoesNotHoldSendOnce() async throws {
+        let station = try Station(timeout: 5)
+        defer { station.remove() }
+        let ids = try await station.enqueue(1)
+        try station.receiver.plan(#"{"sequence": [{"do": "trickle", "bytes": 300, "interval": 0.3}]}"#)
+        // The 60 s limit is the hang guard: a killed run has no exit status.
+        let run = try station.report(["send", "--config", station.config, "--once", "--within", "8"], timeout: 60)
+        #expect(run.status == 0 && run.stderr.contains("1 delivered, 0 pending"), "\(run.status as Any) \(run.stderr)")
+        let entry = try #require(try await station.entries()[ids[0]])
+        #expect(entry.state == .delivered, "\(entry)")
+        #expect(entry.lastError?.contains("the answer's body was not complete within the timeout (5 s)") == true)
+    }
+
     @Test func sendRefusesWithoutDeliveryOrToken() throws {
         let station = try Station()
         defer { station.remove() }
