@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "PetSpotDelivery",
             dependencies: [
-                "PetSpotOutbox", "PetSpotKioskConfiguration", "PetSpotPOSIX", logging,
+                "PetSpotOutbox", "PetSpotKioskConfiguration", "PetSpotPOSIX", "PetSpotLocation", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
