@@ -119,6 +119,26 @@ struct ReceiverDeliveryTests {
         #expect(try await harness.outbox.stored(reports[0].key)?.stationOnly == nil)
     }
 
+    /// FR-016 on disk (issue 29 item 6): the UPDATE that drops the caregiver's
+    /// phone and address leaves the queued versions of the row in the WAL,
+    /// which SQLite never shrinks; read here as raw bytes while the outbox is open.
+    @Test func afterDeliveryTheCaregiverDataIsInNoneOfTheDatabaseFiles() async throws {
+        let harness = try DeliveryHarness()
+        defer { harness.remove() }
+        try await harness.enqueue(1)
+        let directory = harness.outbox.directory
+        let caregiver = [ReportFixtures.caregiverPhone, ReportFixtures.address]
+        // The scan sees what is queued (in the WAL, or the database file).
+        #expect(OutboxFileScan.present(caregiver, inOutbox: directory) == Set(caregiver))
+        let result = try await harness.sender(harness.configuration()).drain(within: 30)
+        #expect(result.summary.delivered == 1)
+        // The outbox is still open, as in the running kiosk.
+        let left = OutboxFileScan.find(caregiver, inOutbox: directory)
+        #expect(left.isEmpty, "after delivery: \(left) (\(OutboxFileScan.sizes(inOutbox: directory)))")
+        // What stays until the retention purge is still there: the scan reads real content.
+        #expect(!OutboxFileScan.find(["finder@example.com"], inOutbox: directory).isEmpty)
+    }
+
     @Test func serverErrorThenCreatedIsDeliveredOnce() async throws {
         let harness = try DeliveryHarness()
         defer { harness.remove() }
