@@ -148,7 +148,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "PetSpotReport", dependencies: ["PetSpotLocation", "PetSpotPhotoCleaning"],
+            name: "PetSpotReport", dependencies: ["PetSpotLocation", "PetSpotPhotoCleaning", "PetSpotPOSIX"],
             swiftSettings: swiftSettings),
         // Report photos without metadata, upright, HEIC as JPEG (SPEC §7); the only importer of the two C targets.
         .target(name: "PetSpotPhotoCleaning", dependencies: ["CTurboJPEG", "CHeif"], swiftSettings: swiftSettings),
@@ -359,7 +359,8 @@ let package = Package(
         .testTarget(
             name: "PetSpotIntegrationTests",
             dependencies: [
-                "TestSupport", "petspot-locationd", "petspot-location", "petspot-report", "petspot-test-enqueue-loop",
+                "TestSupport", "petspot-locationd", "petspot-location", "petspot-report", "petspot-kiosk",
+                "petspot-test-enqueue-loop",
                 "DeliveryTestSupport", "PetSpotOutbox", "PetSpotReport",
             ],
             swiftSettings: swiftSettings
