@@ -28,7 +28,7 @@ public final class DeliverySender: Service, Sendable {
         public var endpoint: String
         /// The file holding the bearer token.
         public var tokenFile: String
-        /// One request, connection to answer (seconds).
+        /// One request, from connecting to the answer's last byte (seconds).
         public var timeout: TimeInterval = 60
         /// How long delivered reports keep their photo and personal data (seconds).
         public var retention: TimeInterval = 7 * 86_400
