@@ -148,7 +148,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "PetSpotReport", dependencies: ["PetSpotLocation", "PetSpotPhotoCleaning"],
+            name: "PetSpotReport", dependencies: ["PetSpotLocation", "PetSpotPhotoCleaning", "PetSpotPOSIX"],
             swiftSettings: swiftSettings),
         // Report photos without metadata, upright, HEIC as JPEG (SPEC §7); the only importer of the two C targets.
         .target(name: "PetSpotPhotoCleaning", dependencies: ["CTurboJPEG", "CHeif"], swiftSettings: swiftSettings),
@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "PetSpotDelivery",
             dependencies: [
-                "PetSpotOutbox", "PetSpotKioskConfiguration", "PetSpotPOSIX", logging,
+                "PetSpotOutbox", "PetSpotKioskConfiguration", "PetSpotPOSIX", "PetSpotLocation", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -362,7 +362,8 @@ let package = Package(
         .testTarget(
             name: "PetSpotIntegrationTests",
             dependencies: [
-                "TestSupport", "petspot-locationd", "petspot-location", "petspot-report", "petspot-test-enqueue-loop",
+                "TestSupport", "petspot-locationd", "petspot-location", "petspot-report", "petspot-kiosk",
+                "petspot-test-enqueue-loop",
                 "DeliveryTestSupport", "PetSpotOutbox", "PetSpotReport",
             ],
             swiftSettings: swiftSettings

@@ -22,7 +22,8 @@ package struct AnnouncementUploader: Sendable {
     package let client: HTTPClient
     /// The base URL, without a trailing slash.
     package let endpoint: String
-    /// The whole exchange: connection, upload, answer.
+    /// The whole exchange: connection, upload, the answer's head and body,
+    /// redirects followed included.
     package let timeout: TimeInterval
     /// Most answer bytes read.
     package let responseLimit: Int
@@ -97,8 +98,13 @@ package struct AnnouncementUploader: Sendable {
                 var body: [UInt8] = []
                 var problem: String?
                 do {
-                    let buffer = try await response.body.collect(upTo: responseLimit)
-                    body = Array(buffer.readableBytesView)
+                    if let buffer = try await Self.collect(response.body, upTo: responseLimit, until: deadline) {
+                        body = Array(buffer.readableBytesView)
+                    } else {
+                        // A body that trickles in (a byte now and then, never a read timeout).
+                        problem =
+                            "the answer's body was not complete within the timeout (\(Self.seconds(timeout))) and was not read further"
+                    }
                 } catch is NIOTooManyBytesError {
                     // Not read further: the connection is closed, whatever its size.
                     problem = "the answer's body was larger than \(responseLimit) bytes and was not read"
@@ -116,6 +122,35 @@ package struct AnnouncementUploader: Sendable {
         } catch {
             return (.retry(after: nil, reason: Self.describe(error)), nil)
         }
+    }
+
+    /// The whole body, at most `limit` bytes, or `nil` when `deadline` passes
+    /// first: async-http-client's deadline ends with the answer's head, and
+    /// its read timeout restarts with every byte, so a body sent a byte at a
+    /// time would otherwise hold the upload (and the sender) for as long as
+    /// the backend likes. Reading is cancelled at the deadline, which closes
+    /// the connection.
+    /// - Throws: what reading throws (`NIOTooManyBytesError` past `limit`).
+    static func collect(
+        _ body: HTTPClientResponse.Body, upTo limit: Int, until deadline: NIODeadline
+    ) async throws -> ByteBuffer? {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: limit) }
+            group.addTask {
+                let left = (deadline - .now()).nanoseconds
+                if left > 0 { try await Task.sleep(nanoseconds: UInt64(left)) }
+                return nil
+            }
+            // The first to finish decides; the other is cancelled.
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// `timeout` for a message: `3 s`, `2.5 s`.
+    static func seconds(_ interval: TimeInterval) -> String {
+        interval == interval.rounded() ? "\(Int(interval)) s" : "\(interval) s"
     }
 
     /// `location` resolved against `base` when it has the same scheme, host and port.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import NIOCore
+import PetSpotLocation
 import PetSpotOutbox
 import ServiceLifecycle
 import Synchronization
@@ -27,7 +28,7 @@ public final class DeliverySender: Service, Sendable {
         public var endpoint: String
         /// The file holding the bearer token.
         public var tokenFile: String
-        /// One request, connection to answer (seconds).
+        /// One request, from connecting to the answer's last byte (seconds).
         public var timeout: TimeInterval = 60
         /// How long delivered reports keep their photo and personal data (seconds).
         public var retention: TimeInterval = 7 * 86_400
@@ -234,7 +235,9 @@ public final class DeliverySender: Service, Sendable {
         }
     }
 
-    /// One attempt at one report, and its verdict recorded.
+    /// One attempt at one report, and its verdict recorded. The backend's
+    /// words (its reference, messages, a redirect's `Location`) are logged
+    /// through `TerminalText.escaped`: `petspot-report send` logs to a terminal.
     private func deliver(_ report: ClaimedReport) async {
         let id = report.id.uuidString.lowercased()
         let verdict: DeliveryVerdict
@@ -263,7 +266,7 @@ public final class DeliverySender: Service, Sendable {
                     report.id, status: status ?? 0, reference: reference, note: note, at: now)
                 attempts["delivered"]?.increment()
                 logger.info(
-                    "delivered \(id) (HTTP \(status ?? 0)\(reference.map { ", backend reference \($0)" } ?? ""), attempt \(report.attempt))"
+                    "delivered \(id) (HTTP \(status ?? 0)\(reference.map { ", backend reference \(TerminalText.escaped($0))" } ?? ""), attempt \(report.attempt))"
                 )
             case .retry(let after, let reason):
                 let backoff = RetryBackoff(initial: configuration.retryInitial, cap: configuration.retryMax)
@@ -271,12 +274,14 @@ public final class DeliverySender: Service, Sendable {
                 try await outbox.markRetry(
                     report.id, status: status, error: reason, next: now.addingTimeInterval(delay))
                 attempts["retry"]?.increment()
-                logger.warning("attempt \(report.attempt) of \(id) failed: \(reason); next in \(Self.seconds(delay))")
+                logger.warning(
+                    "attempt \(report.attempt) of \(id) failed: \(TerminalText.escaped(reason)); next in \(Self.seconds(delay))"
+                )
             case .rejected(let reason):
                 try await outbox.markRejected(report.id, status: status, error: reason, at: now)
                 attempts["rejected"]?.increment()
                 logger.error(
-                    "the backend rejected \(id): \(reason); kept in the outbox, not retried (petspot-report outbox retry \(id))"
+                    "the backend rejected \(id): \(TerminalText.escaped(reason)); kept in the outbox, not retried (petspot-report outbox retry \(id))"
                 )
             }
         } catch {

@@ -126,7 +126,7 @@ public struct DeliverySettings: Sendable, Hashable {
     /// `token_file` (required): a file holding the bearer token (never the
     /// token itself in this file).
     public var tokenFile: String
-    /// `timeout`: one request, connection to answer; default 60 s.
+    /// `timeout`: one request, from connecting to the answer's last byte; default 60 s.
     public var timeout: Duration = .seconds(60)
     /// `retention`: how long a delivered report's photo and personal data
     /// stay on the station; default 7 days.

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PetSpotConfiguration
 
 /// Loads and validates the kiosk's TOML configuration (``KioskConfiguration``).
@@ -276,13 +283,28 @@ private struct KioskParser {
         guard !host.isEmpty else { return "has no host, found \"\(text)\"" }
         if !isHTTPS && !isLoopback(String(host)) {
             return
-                "must be https:// (plain http:// only to a loopback host: the token would travel in clear), found \"\(text)\""
+                "must be https:// (plain http:// only to a loopback host, 127.0.0.0/8, [::1] or localhost: the token would travel in clear), found \"\(text)\""
         }
         return nil
     }
 
+    /// Whether `host` (a URL's host, brackets removed) is a loopback host:
+    /// an IPv4 literal in 127.0.0.0/8, the IPv6 literal `::1` (in any
+    /// spelling), or `localhost`. A name that only starts like one
+    /// (`127.attacker.example`, `localhost.example`) is not.
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        let host = host.lowercased()
+        if host == "localhost" { return true }
+        // inet_pton takes exactly four decimal parts, no leading zeros, nothing else.
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
+        }
+        return false
     }
 }
 

@@ -91,7 +91,8 @@ extension Outbox {
         }
     }
 
-    /// The backend has the report: keep its reference, drop the station-only data (FR-016).
+    /// The backend has the report: keep its reference, drop the station-only
+    /// data (FR-016), then erase it from the WAL (``eraseFromJournal()``).
     package func markDelivered(
         _ id: UUID, status: Int, reference: String?, note: String?, at now: Date
     ) async throws(OutboxError) {
@@ -103,6 +104,7 @@ extension Outbox {
                 WHERE id = ? AND state = 'delivering'
                 """,
             [now.timeIntervalSince1970, status, reference, note])
+        await eraseFromJournal()
     }
 
     /// The attempt failed in a way worth retrying: due again at `next`.
@@ -149,7 +151,10 @@ extension Outbox {
     // MARK: Retention
 
     /// Deletes the photo and personal data of reports delivered before
-    /// `cutoff`: only id, times and the backend reference remain.
+    /// `cutoff`: only id, times and the backend reference remain, in the
+    /// database file as in its WAL (``eraseFromJournal()``, which also runs
+    /// when there was nothing to purge: it finishes an earlier one that
+    /// another process's reader held up).
     /// - Returns: how many reports were purged.
     @discardableResult
     public func purgeDelivered(before cutoff: Date, now: Date = Date()) async throws(OutboxError) -> Int {
@@ -178,6 +183,37 @@ extension Outbox {
         // After the commit: a crash here leaves orphans, which the next open deletes.
         for file in files where !file.isEmpty { unlink("\(photos)/\(file)") }
         if !files.isEmpty { try? DurableFiles.syncDirectory(photos) }
+        await eraseFromJournal()
         return files.count
+    }
+
+    // MARK: Erasing
+
+    /// Makes what the last commits deleted or overwrote leave the disk's
+    /// files: copies every page of the WAL into the database file and
+    /// truncates the WAL to zero bytes (`PRAGMA wal_checkpoint(TRUNCATE)`).
+    ///
+    /// The WAL keeps each committed version of a page (the report as
+    /// queued, with the caregiver's phone and address) until it is reset,
+    /// which SQLite does lazily and never by shrinking the file;
+    /// `secure_delete` (set on every connection) zeroes deleted content in
+    /// the pages themselves, so the pages checkpointed into the database
+    /// file hold none either. The `-shm` file holds page numbers only.
+    ///
+    /// Another process in a read transaction (`petspot-report outbox` at
+    /// that moment) can hold the truncation up past the busy timeout; it is
+    /// then not done, and the next delivery or retention purge (every
+    /// `purgeInterval` in the sender) does it.
+    /// - Returns: whether the WAL is now empty.
+    @discardableResult
+    package func eraseFromJournal() async -> Bool {
+        do {
+            let (frames, copied) = try await database.writeWithoutTransaction { db in
+                try db.checkpoint(.truncate)
+            }
+            return frames == 0 && copied == 0
+        } catch {
+            return false
+        }
     }
 }

@@ -66,6 +66,10 @@ extension Outbox {
         configuration.prepareDatabase { db in
             // Every commit reaches the disk before it returns (WAL + FULL).
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Deleted and overwritten content is zeroed in its page, not left
+            // in free space (FR-016: personal data leaves the disk; see
+            // ``Outbox/eraseFromJournal()`` for the WAL).
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let queue: DatabaseQueue
         do {

@@ -101,7 +101,8 @@ extension Outbox {
         return try await entry(id)
     }
 
-    /// Deletes a report and its photo from the station for good.
+    /// Deletes a report and its photo from the station for good (its row
+    /// zeroed by `secure_delete`, the WAL emptied: ``eraseFromJournal()``).
     /// - Throws: ``OutboxError/notAllowed(_:)`` for a report being delivered right now.
     public func discard(_ idOrPrefix: String) async throws(OutboxError) {
         let id = try await resolve(idOrPrefix)
@@ -126,6 +127,8 @@ extension Outbox {
             unlink("\(photos)/\(file)")
             try? DurableFiles.syncDirectory(photos)
         }
+        // The report's personal data out of the WAL too.
+        await eraseFromJournal()
     }
 
     /// The full lowercase id for `idOrPrefix`.

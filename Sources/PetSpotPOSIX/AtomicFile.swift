@@ -30,9 +30,13 @@ public enum AtomicFile {
         return "\(directory)/.\(name).tmp-"
     }
 
-    /// Replaces `path` with `bytes`, permission bits `mode`.
+    /// Replaces `path` with `bytes`, permission bits exactly `mode` whatever the umask.
+    /// - Parameter durable: fsync the file and its directory (`false` for a
+    ///   cache file that need not survive a power loss, only a crash).
     /// - Throws: ``Failure`` naming the step that failed; the target is then untouched.
-    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws(Failure) {
+    public static func write(
+        _ bytes: [UInt8], to path: String, mode: mode_t = 0o600, durable: Bool = true
+    ) throws(Failure) {
         let (directory, _) = split(path)
         let temporary = temporaryPrefix(for: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -45,7 +49,9 @@ public enum AtomicFile {
             }
             // The mode given to open() is filtered by the umask; make it exact.
             guard fchmod(descriptor, mode) == 0 else { throw Failure(step: "chmod", path: temporary, code: errno) }
-            guard fsync(descriptor) == 0 else { throw Failure(step: "fsync", path: temporary, code: errno) }
+            guard !durable || fsync(descriptor) == 0 else {
+                throw Failure(step: "fsync", path: temporary, code: errno)
+            }
         } catch {
             close(descriptor)
             unlink(temporary)
@@ -57,6 +63,7 @@ public enum AtomicFile {
             unlink(temporary)
             throw Failure(step: "rename", path: path, code: code)
         }
+        guard durable else { return }
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
             _ = fsync(directoryDescriptor)
@@ -78,12 +85,16 @@ public enum AtomicFile {
         }
     }
 
-    /// Creates `path` and missing parents with permission bits `mode`.
+    /// Creates `path` and missing parents; those it creates get permission
+    /// bits exactly `mode`, whatever the umask (existing ones are left as they are).
     public static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(Failure) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/\(component)"
-            if mkdir(current, mode) != 0 && errno != EEXIST {
+            if mkdir(current, mode) == 0 {
+                // The mode given to mkdir() is filtered by the umask; make it exact.
+                guard chmod(current, mode) == 0 else { throw Failure(step: "chmod", path: current, code: errno) }
+            } else if errno != EEXIST {
                 throw Failure(step: "mkdir", path: current, code: errno)
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PetSpotPOSIX
 import PetSpotPhotoCleaning
 
 /// The draft photo of one found-pet report, kept in the user's cache
@@ -7,7 +8,9 @@ import PetSpotPhotoCleaning
 /// Location: `$XDG_CACHE_HOME/PetSpot/ReportFoundPet/<draft uuid>/`, or
 /// `~/.cache/...` when `XDG_CACHE_HOME` is unset, empty or relative (as
 /// the XDG base directory specification says). The directory holds at
-/// most one file, `photo.<ext>`.
+/// most one file, `photo.<ext>`. The directories the cache creates are
+/// 0700 and the photo 0600, exactly, whatever the process's umask: a
+/// draft holds a stranger's photo.
 ///
 /// Photos are accepted by content (``PhotoSniffer``), never by file name,
 /// and cleaned before they are written (`PhotoCleaner`, SPEC §7 "Photos
@@ -107,23 +110,23 @@ public struct PhotoDraftCache: Sendable {
     @discardableResult
     public func store(_ data: Data) throws(PhotoDraftError) -> PhotoDraft {
         let (bytes, info) = try clean(data)
-        let cleaned = Data(bytes)
         try removePhotos()
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try AtomicFile.makeDirectory(directory.path, mode: 0o700)
         } catch {
-            throw .writeFailed("cannot create \(directory.path): \(error.localizedDescription)")
+            throw .writeFailed("cannot create \(directory.path): \(error)")
         }
-        if let available = freeBytes(), available - Int64(cleaned.count) < minimumFreeBytes {
+        if let available = freeBytes(), available - Int64(bytes.count) < minimumFreeBytes {
             throw .lowDiskSpace(available: available)
         }
         let file = directory.appendingPathComponent("photo.\(info.format.fileExtension)")
         do {
-            try cleaned.write(to: file, options: .atomic)
+            // A draft need not survive a power loss: written whole or not at all, not fsynced.
+            try AtomicFile.write(bytes, to: file.path, mode: 0o600, durable: false)
         } catch {
-            throw .writeFailed("cannot write \(file.path): \(error.localizedDescription)")
+            throw .writeFailed("cannot write \(file.path): \(error)")
         }
-        return PhotoDraft(file: file, info: info, byteCount: cleaned.count)
+        return PhotoDraft(file: file, info: info, byteCount: bytes.count)
     }
 
     /// `data` checked and cleaned (see ``store(_:)``).

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ArgumentParser
 import Foundation
 import Hummingbird
@@ -26,7 +31,8 @@ struct KioskCommand: AsyncParsableCommand {
 
             Photo drafts live only while a visit lasts, under $CACHE_DIRECTORY (systemd's
             CacheDirectory=), else $XDG_CACHE_HOME, else ~/.cache: PetSpot/ReportFoundPet/.
-            Drafts left by an earlier run are deleted at start.
+            Drafts left by an earlier run are deleted at start. The process sets its umask
+            to 0077 at start: what it creates is its user's alone.
 
             --check-config validates the configuration, prints it in full and exits 0, or
             prints every error with its key and exits 1.
@@ -59,6 +65,10 @@ struct KioskCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Everything this process creates holds a stranger's report (drafts,
+        // the outbox): owner only, whatever umask it was started with, as
+        // the systemd unit's UMask=0077 does for the service.
+        umask(0o077)
         var configuration: KioskConfiguration
         do {
             configuration = try KioskConfigurationLoader.load(path: config)

@@ -1,7 +1,14 @@
 import Foundation
+import PetSpotLocation
 import PetSpotOutbox
 
 /// How `petspot-report outbox` prints the queue.
+///
+/// Last errors and references hold the backend's words (a redirect's
+/// `Location`, its messages and ids): every line goes through
+/// `TerminalText`, so that a hostile backend cannot drive the operator's
+/// terminal. The JSON stays the same JSON, its control characters written
+/// as `\uXXXX`.
 enum OutboxListing {
     static func json(directory: String, summary: OutboxSummary, entries: [OutboxEntry]) throws -> String {
         struct Listing: Encodable {
@@ -13,7 +20,9 @@ enum OutboxListing {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(Listing(outbox: directory, summary: summary, reports: entries))
-        return String(decoding: data, as: UTF8.self)
+        // Pretty-printed: a raw line break only ever separates tokens, never sits inside a string.
+        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { TerminalText.escapedJSONLine($0) }.joined(separator: "\n")
     }
 
     static func text(directory: String, summary: OutboxSummary, entries: [OutboxEntry], all: Bool, now: Date) -> String
@@ -30,7 +39,7 @@ enum OutboxListing {
         }
         let delivered = entries.filter { $0.state == .delivered }
         let shown = entries.filter { $0.state != .delivered } + (all ? delivered : Array(delivered.suffix(10)))
-        if shown.isEmpty { return lines.joined(separator: "\n") }
+        if shown.isEmpty { return escaped(lines) }
         lines.append("")
         lines.append(
             pad("ID", 36) + "  " + pad("STATE", 10) + "  " + pad("CREATED", 20) + "  TRIES  " + pad("NEXT ATTEMPT", 20)
@@ -51,7 +60,11 @@ enum OutboxListing {
         if !all && delivered.count > 10 {
             lines.append("(\(delivered.count - 10) older delivered reports not shown: --all)")
         }
-        return lines.joined(separator: "\n")
+        return escaped(lines)
+    }
+
+    private static func escaped(_ lines: [String]) -> String {
+        lines.map { TerminalText.escaped($0) }.joined(separator: "\n")
     }
 
     static func iso(_ date: Date) -> String {

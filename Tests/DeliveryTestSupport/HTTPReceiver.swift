@@ -19,6 +19,16 @@ public final class HTTPReceiver: @unchecked Sendable {
         public var backendId: String?
     }
 
+    /// One trickled answer (`{"do": "trickle"}`), logged when it ended.
+    public struct Trickle: Decodable, Sendable {
+        public var n: Int
+        /// Body bytes sent, of `bytes`.
+        public var sent: Int
+        public var bytes: Int
+        /// Whether the client closed the connection before the body was all sent.
+        public var clientLeft: Bool
+    }
+
     /// One stored announcement.
     public struct Stored: Sendable {
         public var announcement: Data
@@ -91,6 +101,14 @@ public final class HTTPReceiver: @unchecked Sendable {
             return []
         }
         return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
+    }
+
+    /// Every trickled answer that has ended, in order.
+    public func trickles() -> [Trickle] {
+        guard let text = try? String(contentsOfFile: directory.file("trickles.jsonl"), encoding: .utf8) else {
+            return []
+        }
+        return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(Trickle.self, from: Data($0.utf8)) }
     }
 
     /// The Idempotency-Keys stored so far.

@@ -6,6 +6,12 @@ public enum ReportFixtures {
     /// The station-only values every fixture report carries (FR-016: never sent).
     public static let caregiverPhone = "7654321"
     public static let address = "ul. Kwiatowa 7, Warszawa"
+    /// Every personal value of ``report(id:createdAt:photoBytes:petName:caregiverPhone:address:)``
+    /// (finder's contact, reward, caregiver's phone and address, chip number,
+    /// description), as the outbox stores them: what the retention purge deletes.
+    public static let personalFields = [
+        "600123456", "finder@example.com", "50 PLN", caregiverPhone, address, "123456789012345", "Brown collar",
+    ]
 
     /// A PNG signature and header, then an IDAT chunk of `extra`
     /// pseudo-random bytes (seeded) after CRLF and "--" runs that look like

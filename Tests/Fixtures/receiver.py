@@ -29,6 +29,13 @@ starts the sequence over), then the default ({"status": 201}). ACTION:
     {"do": "huge"}                   answer 201 with a 2 GB body (sent until the client leaves)
     {"do": "garbage"}                answer bytes that are not HTTP
     {"do": "redirect", "location": URL, "status": 307}
+                                     (the Location header goes out as the URL's UTF-8 bytes,
+                                     control characters included)
+    {"do": "trickle", "bytes": N, "interval": S, "status": 201}
+                                     store, answer the status with a body of N bytes (the JSON
+                                     {"id"} padded with spaces) sent one byte every S seconds,
+                                     until it is all sent or the client leaves; then a line
+                                     {"n", "sent", "bytes", "clientLeft"} in DIR/trickles.jsonl
 
 --token T: requests without "Authorization: Bearer T" answer 401.
 --light: for benchmarks: no requests.jsonl and no stored files, only the
@@ -242,7 +249,9 @@ def make_handler(state):
             if what == "redirect":
                 entry["outcome"] = "redirect"
                 state.record(entry)
-                return self.answer(action.get("status", 307), {}, {"Location": action["location"]})
+                # http.server writes header values as Latin-1: this puts the URL's UTF-8 bytes on the wire.
+                location = action["location"].encode("utf-8").decode("latin-1")
+                return self.answer(action.get("status", 307), {}, {"Location": location})
             status = action.get("status", 201)
             if what is None and not 200 <= status < 300:
                 entry["outcome"] = "status %d" % status
@@ -271,7 +280,36 @@ def make_handler(state):
                 return self.answer(409, {"id": backend_id, "error": "duplicate Idempotency-Key"})
             if what == "huge":
                 return self.huge()
+            if what == "trickle":
+                return self.trickle(number, status, backend_id, action)
             return self.answer(status, {"id": backend_id})
+
+        def trickle(self, number, status, backend_id, action):
+            size = int(action.get("bytes", 400))
+            interval = float(action.get("interval", 0.3))
+            body = json.dumps({"id": backend_id}).encode()
+            body = body + b" " * max(0, size - len(body))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.flush()
+            sent = 0
+            left = False
+            try:
+                while sent < len(body):
+                    time.sleep(interval)
+                    self.wfile.write(body[sent:sent + 1])
+                    self.wfile.flush()
+                    sent += 1
+            except OSError:
+                left = True
+            self.close_connection = True
+            if not state.light:
+                with state.lock:
+                    with open(os.path.join(state.directory, "trickles.jsonl"), "a") as handle:
+                        handle.write(json.dumps(
+                            {"n": number, "sent": sent, "bytes": len(body), "clientLeft": left}, sort_keys=True) + "\n")
 
         def huge(self):
             self.send_response(201)

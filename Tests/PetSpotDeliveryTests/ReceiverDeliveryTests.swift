@@ -119,6 +119,26 @@ struct ReceiverDeliveryTests {
         #expect(try await harness.outbox.stored(reports[0].key)?.stationOnly == nil)
     }
 
+    /// FR-016 on disk (issue 29 item 6): the UPDATE that drops the caregiver's
+    /// phone and address leaves the queued versions of the row in the WAL,
+    /// which SQLite never shrinks; read here as raw bytes while the outbox is open.
+    @Test func afterDeliveryTheCaregiverDataIsInNoneOfTheDatabaseFiles() async throws {
+        let harness = try DeliveryHarness()
+        defer { harness.remove() }
+        try await harness.enqueue(1)
+        let directory = harness.outbox.directory
+        let caregiver = [ReportFixtures.caregiverPhone, ReportFixtures.address]
+        // The scan sees what is queued (in the WAL, or the database file).
+        #expect(OutboxFileScan.present(caregiver, inOutbox: directory) == Set(caregiver))
+        let result = try await harness.sender(harness.configuration()).drain(within: 30)
+        #expect(result.summary.delivered == 1)
+        // The outbox is still open, as in the running kiosk.
+        let left = OutboxFileScan.find(caregiver, inOutbox: directory)
+        #expect(left.isEmpty, "after delivery: \(left) (\(OutboxFileScan.sizes(inOutbox: directory)))")
+        // What stays until the retention purge is still there: the scan reads real content.
+        #expect(!OutboxFileScan.find(["finder@example.com"], inOutbox: directory).isEmpty)
+    }
+
     @Test func serverErrorThenCreatedIsDeliveredOnce() async throws {
         let harness = try DeliveryHarness()
         defer { harness.remove() }
@@ -254,6 +274,34 @@ struct ReceiverDeliveryTests {
         let entry = try #require(try await harness.entries()[report.key])
         #expect(entry.state == .delivered && entry.backendReference == nil)
         #expect(entry.lastError == "HTTP 201 Created; the answer's body was larger than 65536 bytes and was not read")
+    }
+
+    /// Issue 29 item 5: async-http-client's deadline ends with the answer's
+    /// head and its read timeout restarts with every byte, so a body sent a
+    /// byte at a time held the upload until the backend finished (here 75 s).
+    @Test func aBodyTricklingInEndsTheAttemptAtTheTimeout() async throws {
+        let harness = try DeliveryHarness()
+        defer { harness.remove() }
+        // 250 bytes, one every 0.3 s: 75 s of body, every byte well inside the 6 s read timeout.
+        try harness.receiver.plan(#"{"sequence": [{"do": "trickle", "bytes": 250, "interval": 0.3}]}"#)
+        let report = try await harness.enqueue(1)[0]
+        let started = ContinuousClock.now
+        let result = try await harness.sender(harness.configuration(timeout: 6)).drain(within: 30)
+        let took = ContinuousClock.now - started
+        // A hang guard for a loaded machine, far below the 75 s the backend asked for.
+        #expect(took < .seconds(60), "the pass took \(took)")
+        // The status came in time: delivered, without the reference the body would have given.
+        #expect(result.undelivered == 0)
+        let entry = try #require(try await harness.entries()[report.key])
+        #expect(entry.state == .delivered && entry.backendReference == nil && entry.attempts == 1)
+        #expect(
+            entry.lastError
+                == "HTTP 201 Created; the answer's body was not complete within the timeout (6 s) and was not read further"
+        )
+        // The sender closed the connection mid-body (the receiver logs it when its next byte fails).
+        let ended = await eventually(within: .seconds(60)) { !harness.receiver.trickles().isEmpty }
+        let trickle = try #require(harness.receiver.trickles().first, "the receiver never saw the answer end")
+        #expect(ended && trickle.clientLeft && trickle.sent < trickle.bytes, "\(trickle)")
     }
 
     @Test func aWrongTokenIsRejectedAndAMissingTokenFileRetried() async throws {

@@ -211,6 +211,63 @@ struct DeliveryProcessTests {
         }
     }
 
+    /// Issue 29 item 5: a body sent a byte every 0.3 s kept `send --once
+    /// --within 8` running until the backend finished (90 s here); the
+    /// upload's timeout (5 s) now covers the body too.
+    @Test func aTricklingAnswerDoesNotHoldSendOnce() async throws {
+        let station = try Station(timeout: 5)
+        defer { station.remove() }
+        let ids = try await station.enqueue(1)
+        try station.receiver.plan(#"{"sequence": [{"do": "trickle", "bytes": 300, "interval": 0.3}]}"#)
+        // The 60 s limit is the hang guard: a killed run has no exit status.
+        let run = try station.report(["send", "--config", station.config, "--once", "--within", "8"], timeout: 60)
+        #expect(run.status == 0 && run.stderr.contains("1 delivered, 0 pending"), "\(run.status as Any) \(run.stderr)")
+        let entry = try #require(try await station.entries()[ids[0]])
+        #expect(entry.state == .delivered, "\(entry)")
+        #expect(entry.lastError?.contains("the answer's body was not complete within the timeout (5 s)") == true)
+    }
+
+    /// Issue 29 item 5: a redirect's `Location` is the backend's text, kept
+    /// as the report's last error; `petspot-report outbox` and `send`'s log
+    /// printed its C1 controls (U+009B is CSI on some terminals) and bidi
+    /// overrides raw.
+    @Test func theBackendsWordsReachTheOperatorEscaped() async throws {
+        let station = try Station(retryInitial: 120, retryMax: 120)
+        defer { station.remove() }
+        let ids = try await station.enqueue(1)
+        // JSON escapes: U+009B (CSI) "2J" (clear the screen), U+0085 (NEL), U+202E (right-to-left override).
+        let location = "http://elsewhere.example/\u{9B}2J\u{85}\u{202E}gnp.exe"
+        try station.receiver.plan(
+            #"{"sequence": [{"do": "redirect", "status": 302, "location": "http://elsewhere.example/\u009b2J\u0085\u202egnp.exe"}]}"#
+        )
+        // One attempt: the retry is due past the pass's end, so the pass ends after it.
+        let run = try station.report(["send", "--config", station.config, "--once", "--within", "30"])
+        #expect(run.status == 1, "\(run.stderr)")
+        // What the outbox keeps is what the backend said.
+        #expect(try await station.entries()[ids[0]]?.lastError?.contains(location) == true)
+        func raw(_ text: String) -> [String] {
+            text.unicodeScalars.filter {
+                (0x80..<0xA0).contains($0.value) || (0x202A...0x202E).contains($0.value) || $0.value == 0x1B
+            }.map { "U+" + String($0.value, radix: 16) }
+        }
+        #expect(raw(run.stderr).isEmpty, "send's log: \(raw(run.stderr))")
+        #expect(run.stderr.contains(#"redirected to http://elsewhere.example/\u{009b}2J\u{0085}\u{202e}gnp.exe"#))
+
+        let listing = try station.report(["outbox", "--config", station.config])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        #expect(raw(listing.stdout).isEmpty, "outbox: \(raw(listing.stdout))")
+        #expect(
+            listing.stdout.contains(#"redirected to http://elsewhere.example/\u{009b}2J\u{0085}\u{202e}gnp.exe"#),
+            "\(listing.stdout)")
+
+        // --json: no raw control either, and the same JSON: it decodes to the backend's text.
+        let json = try station.report(["outbox", "--config", station.config, "--json"])
+        #expect(json.status == 0 && raw(json.stdout).isEmpty, "outbox --json: \(raw(json.stdout))")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let reports = try #require(object["reports"] as? [[String: Any]])
+        #expect((reports.first?["lastError"] as? String)?.contains(location) == true, "\(json.stdout)")
+    }
+
     @Test func sendRefusesWithoutDeliveryOrToken() throws {
         let station = try Station()
         defer { station.remove() }

@@ -73,6 +73,46 @@ struct KioskConfigurationLoaderTests {
         #expect(delivery.maxInFlight == 1)
     }
 
+    /// Plain http:// endpoints and whether each is accepted: only an IP
+    /// literal in 127.0.0.0/8, `::1` (any spelling) or `localhost` is loopback;
+    /// a name that merely starts like one is an ordinary host (DNS decides
+    /// where it goes), and the token would travel to it in clear.
+    static let plainHTTP: [(String, Bool)] = [
+        ("http://127.0.0.1:8000", true),
+        ("http://127.255.255.254/v1", true),
+        ("http://127.1.2.3", true),
+        ("http://[::1]:8000", true),
+        ("http://[0:0:0:0:0:0:0:1]:8000", true),
+        ("http://localhost:8000", true),
+        ("http://LocalHost", true),
+        ("http://127.attacker.example", false),
+        ("http://127.0.0.1.attacker.example:8000", false),
+        ("http://127.0.0.1.nip.io", false),
+        ("http://localhost.attacker.example", false),
+        ("http://127.0.0.256", false),
+        ("http://127.1", false),
+        ("http://0127.0.0.1", false),
+        ("http://128.0.0.1", false),
+        ("http://[::2]", false),
+        ("http://[::ffff:8.8.8.8]", false),
+        ("http://[::1x]", false),
+    ]
+
+    @Test(arguments: plainHTTP)
+    func plainHTTPOnlyToALoopbackAddress(endpoint: String, accepted: Bool) {
+        let text = "[delivery]\nendpoint = \"\(endpoint)\"\ntoken_file = \"t\"\n"
+        do {
+            _ = try KioskConfigurationLoader.parse(text: text)
+            #expect(accepted, "\(endpoint) was accepted as a loopback endpoint")
+        } catch {
+            #expect(!accepted, "\(endpoint) was refused: \(error)")
+            #expect(
+                error.errors.map(\.description) == [
+                    "line 2: delivery.endpoint: must be https:// (plain http:// only to a loopback host, 127.0.0.0/8, [::1] or localhost: the token would travel in clear), found \"\(endpoint)\""
+                ])
+        }
+    }
+
     /// Each case: the file, then every error's description, in order.
     static let invalid: [(String, [String])] = [
         ("[kiosk]\nlisten = \"127.0.0.1:8080\"\nidel_reset = 5\n", ["line 3: kiosk.idel_reset: unknown key"]),
@@ -84,7 +124,7 @@ struct KioskConfigurationLoaderTests {
         (
             "[delivery]\nendpoint = \"http://backend.example\"\ntoken_file = \"t\"\n",
             [
-                "line 2: delivery.endpoint: must be https:// (plain http:// only to a loopback host: the token would travel in clear), found \"http://backend.example\""
+                "line 2: delivery.endpoint: must be https:// (plain http:// only to a loopback host, 127.0.0.0/8, [::1] or localhost: the token would travel in clear), found \"http://backend.example\""
             ]
         ),
         (

@@ -101,6 +101,39 @@ struct OutboxDeliveryStateTests {
         #expect(try await outbox.purgeDelivered(before: t0.addingTimeInterval(1), now: t0) == 0)
     }
 
+    /// SPEC §7 "Nothing personal outlives its purpose on disk" (issue 29
+    /// item 6): after the retention purge no personal field is in the
+    /// database file, its WAL or its shared memory, read as raw bytes while
+    /// the outbox is open (the kiosk running).
+    @Test func afterThePurgeNoPersonalFieldIsInAnyDatabaseFile() async throws {
+        let work = try OutboxWorkspace()
+        defer { work.scratch.remove() }
+        let outbox = try work.open()
+        try await outbox.enqueue(report: work.report(createdAt: t0), photoFile: work.photoPath, enqueuedAt: t0)
+        let fields = ReportFixtures.personalFields
+        // Queued: each field is somewhere in the three files.
+        #expect(OutboxFileScan.present(fields, inOutbox: work.directory) == Set(fields))
+        let claimed = try #require(try await outbox.claimNext(now: t0))
+        try await outbox.markDelivered(claimed.id, status: 201, reference: "srv-1", note: nil, at: t0)
+        #expect(try await outbox.purgeDelivered(before: t0.addingTimeInterval(1), now: t0) == 1)
+        let left = OutboxFileScan.find(fields, inOutbox: work.directory)
+        #expect(left.isEmpty, "after the purge: \(left) (\(OutboxFileScan.sizes(inOutbox: work.directory)))")
+        // The row is still there, only its personal data is gone.
+        #expect(try await outbox.entry(claimed.id.uuidString.lowercased()).backendReference == "srv-1")
+    }
+
+    /// A discarded report's personal data leaves the files too.
+    @Test func aDiscardedReportIsInNoDatabaseFile() async throws {
+        let work = try OutboxWorkspace()
+        defer { work.scratch.remove() }
+        let outbox = try work.open()
+        let report = work.report(createdAt: t0)
+        try await outbox.enqueue(report: report, photoFile: work.photoPath, enqueuedAt: t0)
+        try await outbox.discard(report.id.uuidString.lowercased())
+        let left = OutboxFileScan.find(ReportFixtures.personalFields, inOutbox: work.directory)
+        #expect(left.isEmpty, "after the discard: \(left) (\(OutboxFileScan.sizes(inOutbox: work.directory)))")
+    }
+
     @Test func retryAndDiscardByIdOrPrefix() async throws {
         let work = try OutboxWorkspace()
         defer { work.scratch.remove() }
