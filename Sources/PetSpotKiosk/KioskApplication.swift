@@ -59,7 +59,12 @@ public enum KioskApplication {
         return Application(
             router: router,
             server: .station(peers: peers),
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "petspot-kiosk"),
+            // A stranger's burst of connections is refused at accept, but it passes through the listen queue
+            // first: with Hummingbird's 256 a burst of 1,500 overflowed it, and a visitor's connection then
+            // waited a second for its SYN to be sent again (the station soak's only slow requests).
+            configuration: .init(
+                address: .hostname(settings.host, port: settings.port), serverName: "petspot-kiosk",
+                backlog: KioskLimits.listenBacklog),
             services: [IdleSweeper(store: store, interval: IdleSweeper.interval(for: settings.idleReset))] + services,
             logger: logger)
     }

@@ -165,6 +165,8 @@ public enum KioskLimits {
     /// The most connections served at once (``StationPeers``): a kiosk
     /// browser opens a handful. Far below the unit's `LimitNOFILE`.
     public static let connections = 64
+    /// The listen queue's length (the kernel caps it at `net.core.somaxconn`, 4096 by default).
+    public static let listenBacklog = 4096
     /// The most photo uploads read at once (``FormMiddleware``), one per
     /// visit: their bodies are held in memory, at most ``uploadBytes`` each
     /// (so at most about 60 MiB in all).
