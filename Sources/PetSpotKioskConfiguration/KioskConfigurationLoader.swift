@@ -108,22 +108,11 @@ private struct KioskParser {
     /// `allowed_users`: user names as `useradd` takes them, none twice (may be empty: root and the
     /// kiosk's own account only).
     mutating func allowedUsers(_ names: [String], table: TableReader) -> [String]? {
-        var users: [String] = []
-        for name in names {
-            guard KioskSettings.isUserName(name) else {
-                table.fail(
-                    "allowed_users",
-                    "must hold user names (letters, digits, '_', '-', '.'; not starting with '-'; at most 32), found \"\(name)\"",
-                    into: &errors)
-                return nil
-            }
-            guard !users.contains(name) else {
-                table.fail("allowed_users", "names \"\(name)\" twice", into: &errors)
-                return nil
-            }
-            users.append(name)
+        distinct(names, key: "allowed_users", table: table) { name in
+            KioskSettings.isUserName(name) ? name : nil
+        } invalid: { name in
+            "must hold user names (letters, digits, '_', '-', '.'; not starting with '-'; at most 32), found \"\(name)\""
         }
-        return users
     }
 
     /// `photo_sources`: known names, at least one, none twice.
@@ -133,19 +122,30 @@ private struct KioskParser {
             table.fail("photo_sources", "must name at least one of \(allowed)", into: &errors)
             return nil
         }
-        var sources: [KioskSettings.PhotoSource] = []
-        for name in names {
-            guard let source = KioskSettings.PhotoSource(rawValue: name) else {
-                table.fail("photo_sources", "must hold only \(allowed), found \"\(name)\"", into: &errors)
-                return nil
-            }
-            guard !sources.contains(source) else {
-                table.fail("photo_sources", "names \"\(name)\" twice", into: &errors)
-                return nil
-            }
-            sources.append(source)
+        return distinct(names, key: "photo_sources", table: table, KioskSettings.PhotoSource.init(rawValue:)) {
+            "must hold only \(allowed), found \"\($0)\""
         }
-        return sources
+    }
+
+    /// A list of names for `key`, each converted by `convert` and none twice; the first problem is the error
+    /// (`invalid` says what is wrong with a name `convert` refuses).
+    mutating func distinct<Value: Equatable>(
+        _ names: [String], key: String, table: TableReader, _ convert: (String) -> Value?,
+        invalid: (String) -> String
+    ) -> [Value]? {
+        var values: [Value] = []
+        for name in names {
+            guard let value = convert(name) else {
+                table.fail(key, invalid(name), into: &errors)
+                return nil
+            }
+            guard !values.contains(value) else {
+                table.fail(key, "names \"\(name)\" twice", into: &errors)
+                return nil
+            }
+            values.append(value)
+        }
+        return values
     }
 
     mutating func location(_ table: TableReader) -> KioskLocationSettings {
