@@ -286,8 +286,10 @@ actor DaemonConnection {
 
     private func route(_ message: JSONValue, on serial: Int) {
         if case .string(let method)? = message["method"] {
-            guard case .number(let number)? = message["params"]?["subscription"] else { return }
-            let key = SubscriptionKey(link: serial, number: Int(number))
+            guard case .number(let raw)? = message["params"]?["subscription"], let number = Int(exactly: raw) else {
+                return
+            }
+            let key = SubscriptionKey(link: serial, number: number)
             guard let continuation = subscriptions[key] else { return }
             if method == RPCMethod.locationUpdate, let fixValue = message["params"]?["fix"] {
                 if let fix = try? WireCoding.decodeFix(fixValue) { continuation.yield(fix) }
@@ -303,17 +305,19 @@ actor DaemonConnection {
         } else {
             outcome = .success(message["result"] ?? .null)
         }
-        guard case .number(let rawID)? = message["id"] else {
+        guard case .number(let rawID)? = message["id"], let id = Int(exactly: rawID) else {
             // An answer without id (tooManyClients, a parse error): it
             // concerns everyone waiting on this connection.
+            // An id this client never sends (not a whole number) is treated the same.
             if case .failure(let error) = outcome { failAll(on: serial, error) }
             return
         }
-        let id = Int(rawID)
         if let watchLink = abandonedWatches.removeValue(forKey: id) {
             // Nobody wants this watch any more: end the subscription it opened.
-            if case .success(let result) = outcome, case .number(let number)? = result["subscription"] {
-                Task { await self.sendUnwatch(Int(number), on: watchLink) }
+            if case .success(let result) = outcome, case .number(let raw)? = result["subscription"],
+                let number = Int(exactly: raw)
+            {
+                Task { await self.sendUnwatch(number, on: watchLink) }
             }
             return
         }
@@ -322,8 +326,8 @@ actor DaemonConnection {
         if let watch = entry.watch {
             switch outcome {
             case .success(let result):
-                if case .number(let number)? = result["subscription"] {
-                    let key = SubscriptionKey(link: serial, number: Int(number))
+                if case .number(let raw)? = result["subscription"], let number = Int(exactly: raw) {
+                    let key = SubscriptionKey(link: serial, number: number)
                     subscriptions[key] = watch.continuation
                     watch.subscribed { [weak self] in Task { await self?.unwatch(key) } }
                 } else {

@@ -163,9 +163,12 @@ public enum RPCCodec {
         return .object(members)
     }
 
-    /// Reads an error object back.
+    /// Reads an error object back. A `code` that is not a whole number in
+    /// the 32-bit range JSON-RPC error codes use (a peer's mistake or a
+    /// hostile peer's `-3.2e29`) reads as a malformed error object, never
+    /// as a trap.
     public static func decodeError(_ value: JSONValue) -> RPCError {
-        guard case .number(let code)? = value["code"] else {
+        guard case .number(let number)? = value["code"], let code = Int32(exactly: number) else {
             return .internalError("malformed error object")
         }
         var message = ""

@@ -36,6 +36,14 @@ import Testing
     @Test func malformedErrorObject() {
         #expect(RPCCodec.decodeError(["message": "no code"]).code == -32603)
     }
+
+    /// The request fuzzer's find: a peer's error code beyond Int trapped the reader.
+    @Test(arguments: [-3.2077777777777777e29, 1e300, -1e300, 4_294_967_296, -32600.5, Double.infinity])
+    func errorCodeBeyondInt32IsMalformed(code: Double) {
+        let error = RPCCodec.decodeError(["code": .number(code), "message": "no"])
+        #expect(error.code == -32603)
+        #expect(error.message.contains("malformed error object"))
+    }
 }
 
 private let receivedAt = ContinuousClock.now
