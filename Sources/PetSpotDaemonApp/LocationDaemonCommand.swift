@@ -78,6 +78,12 @@ public struct LocationDaemonCommand: AsyncParsableCommand, Sendable {
 
     /// Loads the configuration and runs the daemon until it stops.
     public func serve() async throws {
+        // The one place the daemon's umask is set, before any service runs:
+        // whatever it creates is private until given its exact mode (the
+        // sockets' configured modes, the socket directory's 0755; files
+        // are created with explicit modes). Services never change it, so
+        // two of them starting together cannot race on it.
+        umask(0o177)
         var configuration: DaemonConfiguration
         do {
             configuration = demo ? try DemoConfiguration.make() : try ConfigurationLoader.load(path: config)

@@ -21,9 +21,9 @@ struct DispatcherMetricsTests {
             hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 4), logger: Logger(label: "test"),
             fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub), metrics: metrics)
         let session = ClientSession(id: ConnectionID(1), identity: ClientIdentity(uid: 1, gid: 1, pid: 1))
-        let send: MessageSink = { _ in }
-        func line(_ text: String) async -> DispatchOutcome {
-            await dispatcher.handle(RPCCodec.decode(line: Array(text.utf8)), session: session, send: send)
+        func line(_ text: String) async -> JSONValue? {
+            let reply = await dispatcher.reply(to: Array(text.utf8), session: session)
+            return reply.text.flatMap { try? JSONValue.parse(bytes: Array($0.utf8).dropLast()) }
         }
         _ = await line(#"{"jsonrpc":"2.0","id":1,"method":"location.get"}"#)
         _ = await line(#"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"timeout":301}}"#)
@@ -42,7 +42,7 @@ struct DispatcherMetricsTests {
         #expect(try metrics.expectCounter("petspot_authorizations_total", [("status", "authorized")]).totalValue == 1)
         #expect(metrics.counterTotal(label: "petspot_errors_total") == 3)
         // The same counts in daemon.status (a request is counted once answered: not the status request itself).
-        let reply = await line(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#).reply
+        let reply = await line(#"{"jsonrpc":"2.0","id":4,"method":"daemon.status"}"#)
         let counters = try #require(reply?["result"]?["counters"])
         #expect(counters["requests"]?["location.get"] == 2)
         #expect(counters["requests"]?["unknown"] == 1)

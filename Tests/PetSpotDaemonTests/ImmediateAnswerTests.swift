@@ -37,19 +37,31 @@ import TestSupport
             session = ClientSession(id: ConnectionID(1), identity: alice)
         }
 
-        /// The full path's answer to `line`.
+        /// The long way's answer to `line` (never at once), its audit record
+        /// written first as the connection's queue writes it.
         func handle(_ line: String) async -> JSONValue? {
-            await dispatcher.handle(RPCCodec.decode(line: Array(line.utf8)), session: session) { _ in }.reply
+            let reply: Reply
+            switch InboundLine.decode(Array(line.utf8)) {
+            case .locationGet(let get): reply = await dispatcher.locationGet(get, session: session)
+            case .other(let inbound): reply = await dispatcher.handle(inbound, session: session)
+            }
+            return try? written(reply)
         }
 
-        /// The immediate path's answer to `line`, parsed, its audit record
-        /// written first as ``AnswerBatch`` writes it; `nil` when it declines.
+        /// The answer given at once to `line`, parsed, its audit record
+        /// written first as the connection's queue writes it; `nil` when it declines.
         func atOnce(_ line: String) throws -> JSONValue? {
-            guard let answer = dispatcher.answerAtOnce(Array(line.utf8), session: session) else { return nil }
+            guard case .locationGet(let get) = InboundLine.decode(Array(line.utf8)),
+                let reply = dispatcher.locationGetAtOnce(get, session: session, reusing: nil)
+            else { return nil }
+            return try written(reply)
+        }
+
+        private func written(_ reply: Reply) throws -> JSONValue? {
             var records = AuditLines()
-            if let record = answer.auditLine { records.append(record) }
+            if let record = reply.record { records.append(record) }
             dispatcher.audit?.append(records)
-            let bytes = answer.line
+            guard let bytes = reply.text.map({ Array($0.utf8) }) else { return nil }
             #expect(bytes.last == UInt8(ascii: "\n"))
             return try JSONValue.parse(bytes: bytes.dropLast())
         }

@@ -53,12 +53,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                     request.id == quick.id, (try? RPCParams.locationGet(request.params)) == quick.request
                 else { fatalError("LocationGetLine accepted what the general reading does not: \(line)") }
             }
-            let outcome = await dispatcher.handle(inbound, session: session) { message in
-                _ = RPCCodec.line(message)
-            }
-            if let reply = outcome.reply { _ = RPCCodec.line(reply) }
+            _ = await dispatcher.reply(to: line, session: session).text
         }
-        await session.close()
+        session.close()
         done.signal()
     }
     done.wait()

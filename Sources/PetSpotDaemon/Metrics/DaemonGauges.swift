@@ -73,6 +73,6 @@ public final class DaemonGauges: Sendable {
         if newReconnects > 0 { reconnects.increment(by: Int64(newReconnects)) }
         clients.record(await registry.clients)
         watchers.record(registry.watchers)
-        heldBytes.record(UpdateWriter.heldBytes.load(ordering: .relaxed))
+        heldBytes.record(OutboundQueue.heldUpdateBytes.load(ordering: .relaxed))
     }
 }

@@ -72,11 +72,9 @@ public final class NMEAServer: Service, CustomStringConvertible {
     public func run() async throws {
         let path = settings.path
         try UnixSocketFile.prepare(path)
-        // Created under a tight umask, then opened up to the configured mode.
-        let previousMask = umask(0o177)
-        let server: NIOAsyncChannel<Accepted, Never>
-        do {
-            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        // Created under the daemon's umask (0177, set once at start), then
+        // opened up to the configured mode.
+        let server: NIOAsyncChannel<Accepted, Never> = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .childChannelOption(.allowRemoteHalfClosure, value: false)
                 .bind(unixDomainSocketPath: path) { channel in
                     PeerCredentials.read(from: channel).flatMap { credentials in
@@ -89,11 +87,6 @@ public final class NMEAServer: Service, CustomStringConvertible {
                             outlet: LoopBoundOutlet(writer, eventLoop: channel.eventLoop))
                     }
                 }
-            umask(previousMask)
-        } catch {
-            umask(previousMask)
-            throw error
-        }
         defer { UnixSocketFile.remove(path) }
         do {
             try UnixSocketFile.secure(path, mode: settings.mode, group: settings.group)
@@ -138,13 +131,14 @@ public final class NMEAServer: Service, CustomStringConvertible {
             try? await channel.close()
             return
         }
-        let session = ClientSession(
-            id: connection, identity: identity, maxSubscriptions: 1, maxInFlight: 1, updateOutlet: accepted.outlet)
         // The consumer's one watch, judged and audited as any location.watch;
-        // losing its authorization later ends it, and the connection with it.
-        let end: MessageSink = { _ in try await channel.close() }
+        // losing its authorization later ends it (the only message the
+        // daemon would send), and the connection with it.
+        let session = ClientSession(
+            id: connection, identity: identity, maxSubscriptions: 1, updateOutlet: accepted.outlet,
+            post: { _ in channel.close(promise: nil) })
         do {
-            let (_, startUpdates) = try await dispatcher.locationWatch(WatchOptions(), session: session, send: end)
+            let (_, startUpdates) = try await dispatcher.locationWatch(WatchOptions(), session: session)
             logger.info("NMEA consumer connected")
             await withGracefulShutdownHandler {
                 await startUpdates?()
@@ -156,7 +150,7 @@ public final class NMEAServer: Service, CustomStringConvertible {
             logger.notice("NMEA consumer refused", metadata: ["reason": "\(error.message)"])
             try? await channel.close()
         }
-        await session.close()
+        session.close()
         await dispatcher.policy.connectionClosed(connection)
         await registry.release(uid: identity.uid)
         logger.debug("NMEA consumer disconnected")

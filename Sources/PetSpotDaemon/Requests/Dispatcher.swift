@@ -8,19 +8,6 @@ import PetSpotProtocol
 /// Sends one message to the client of a connection.
 public typealias MessageSink = @Sendable (JSONValue) async throws -> Void
 
-/// What handling one request yields: the answer (none for a notification)
-/// and, for `location.watch`, the work that streams updates once the
-/// answer has been written.
-public struct DispatchOutcome: Sendable {
-    public var reply: JSONValue?
-    public var followUp: (@Sendable () async -> Void)?
-
-    public init(reply: JSONValue?, followUp: (@Sendable () async -> Void)? = nil) {
-        self.reply = reply
-        self.followUp = followUp
-    }
-}
-
 /// Answers JSON-RPC requests for one daemon: the methods of SPEC §5 over a
 /// position source's hub, an access policy and the client registry.
 /// Transport-free (watch updates go to the connection's ``UpdateOutlet``),
@@ -62,127 +49,112 @@ public struct Dispatcher: Sendable {
         self.startedAt = startedAt
     }
 
-    /// Handles one decoded line.
-    public func handle(
-        _ inbound: RPCInbound, session: ClientSession, send: @escaping MessageSink
-    ) async
-        -> DispatchOutcome
-    {
-        switch inbound {
-        case .failure(let error):
+    /// Answers one line a client sent: at once when nothing has to wait
+    /// (a `location.get` whose grant is kept and whose fix is at hand, a
+    /// line that does not parse), else later, from a task the connection owns.
+    ///
+    /// The line is decoded once (``InboundLine``). `previous`, the answer
+    /// this connection was given last, is reused when its fix answers again:
+    /// a fix is serialized once, not per request. An answer given at once
+    /// costs no task, actor hop or async write (docs/PERFORMANCE.md).
+    public func answer(
+        _ line: some Collection<UInt8>, session: ClientSession, reusing previous: GetAnswer? = nil
+    ) -> Answer {
+        switch InboundLine.decode(line) {
+        case .locationGet(let get):
+            if let reply = locationGetAtOnce(get, session: session, reusing: previous) { return .now(reply) }
+            return .later { await self.locationGet(get, session: session) }
+        case .other(.failure(let error)):
             metrics.error(error)
-            return DispatchOutcome(reply: RPCCodec.response(id: .null, error: error))
-        case .single(let parsed):
-            return await handle(parsed, session: session, send: send)
-        case .batch(let elements):
-            var replies: [JSONValue] = []
-            var followUps: [@Sendable () async -> Void] = []
-            for element in elements {
-                let outcome = await handle(element, session: session, send: send)
-                if let reply = outcome.reply { replies.append(reply) }
-                if let followUp = outcome.followUp { followUps.append(followUp) }
-            }
-            var combined: (@Sendable () async -> Void)?
-            if !followUps.isEmpty {
-                let all = followUps
-                combined = { @Sendable in
-                    await withDiscardingTaskGroup { group in
-                        for followUp in all { group.addTask { await followUp() } }
-                    }
-                }
-            }
-            return DispatchOutcome(reply: replies.isEmpty ? nil : .array(replies), followUp: combined)
+            return .now(Reply(RPCCodec.response(id: .null, error: error)))
+        case .other(.single(.invalid(let id, let error))):
+            metrics.error(error)
+            return .now(Reply(RPCCodec.response(id: id, error: error)))
+        case .other(let inbound):
+            return .later { await self.handle(inbound, session: session) }
         }
     }
 
-    /// Answers `line` at once, on the caller's thread, when it is a
-    /// `location.get` that nothing has to wait for: the client's grant is
-    /// kept and still valid (``ClientSession/keep(_:)``), and the source has
-    /// a fix that answers it now. The answer, audit record and counters are
-    /// those ``handle(_:session:send:)`` gives; `nil` means "not at once",
-    /// and the line must go to ``handle(_:session:send:)``.
-    ///
-    /// The audit record is not written here: the caller writes
-    /// ``ImmediateAnswer/auditLine`` before the answer (``AnswerBatch``).
-    /// `previous`, the answer this connection was given last, is reused when
-    /// its fix answers again: a fix is serialized once, not per request.
-    ///
-    /// This is the common request; answered here it costs no task, actor
-    /// hop or async write (docs/PERFORMANCE.md).
-    public func answerAtOnce(
-        _ line: some Collection<UInt8>, session: ClientSession, reusing previous: GetAnswer? = nil
-    ) -> ImmediateAnswer? {
-        let now = ContinuousClock.now
-        guard let grant = session.grant(valid: policy.grantGeneration),
-            grant.state.status == .authorized, let presentation = grant.presentation,
-            let get = LocationGetLine.read(line) ?? Self.generalLocationGet(line),
-            let fix = hub.cachedAnswer(presentation.serving(get.request), at: now)
-        else { return nil }
-        let id = get.id
-        metrics.answered(RPCMethod.locationGet.rawValue)
-        let shown = presentation.apply(fix)
-        let answer = previous.flatMap { $0.fix == shown ? $0 : nil } ?? GetAnswer(fix: shown)
-        let auditLine =
-            audit == nil
-            ? nil
-            : answered(shown, accuracy: grant.state.accuracy ?? .full, session: session, at: now)
-                .jsonLine(client: session.auditClient)
-        return ImmediateAnswer(answer: answer, id: id, answeredAt: now, auditLine: auditLine)
+    /// The same answer the long way, for callers without a connection
+    /// handler (tests, the request fuzz target): the line as
+    /// ``answer(_:session:reusing:)`` answers it, waited for.
+    public func reply(to line: some Collection<UInt8>, session: ClientSession) async -> Reply {
+        switch answer(line, session: session) {
+        case .now(let reply): reply
+        case .later(let work): await work()
+        }
     }
 
-    /// A `location.get` line outside ``LocationGetLine``'s subset, read the general way.
-    private static func generalLocationGet(_ line: some Collection<UInt8>) -> LocationGetLine? {
-        guard case .single(.request(let request)) = RPCCodec.decode(line: line),
-            request.method == RPCMethod.locationGet.rawValue, let id = request.id,
-            let options = try? RPCParams.locationGet(request.params)
-        else { return nil }
-        return LocationGetLine(id: id, request: options)
+    /// Answers a general line (not a well-formed `location.get`).
+    func handle(_ inbound: RPCInbound, session: ClientSession) async -> Reply {
+        switch inbound {
+        case .failure(let error):
+            metrics.error(error)
+            return Reply(RPCCodec.response(id: .null, error: error))
+        case .single(let parsed):
+            return await handle(parsed, session: session)
+        case .batch(let elements):
+            var replies: [JSONValue] = []
+            var starts: [@Sendable () async -> Void] = []
+            for element in elements {
+                let reply = await handle(element, session: session)
+                if case .message(let message)? = reply.body { replies.append(message) }
+                if let start = reply.then { starts.append(start) }
+            }
+            var combined: (@Sendable () async -> Void)?
+            if !starts.isEmpty {
+                let all = starts
+                combined = { @Sendable in for start in all { await start() } }
+            }
+            return replies.isEmpty ? .nothing(then: combined) : Reply(.array(replies), then: combined)
+        }
     }
 
-    /// Handles one message of a line.
-    public func handle(
-        _ parsed: RPCParsed, session: ClientSession, send: @escaping MessageSink
-    ) async
-        -> DispatchOutcome
-    {
+    /// Answers one message of a general line.
+    func handle(_ parsed: RPCParsed, session: ClientSession) async -> Reply {
         switch parsed {
         case .invalid(let id, let error):
             metrics.error(error)
-            return DispatchOutcome(reply: RPCCodec.response(id: id, error: error))
+            return Reply(RPCCodec.response(id: id, error: error))
         case .response(let response):
             // Responses answer what the daemon asked (agent.prompt); they get no answer.
             await policy.received(response, connection: session.id)
-            return DispatchOutcome(reply: nil)
+            return .nothing()
         case .request(let request):
             do {
-                let (result, followUp) = try await call(request, session: session, send: send)
+                let (result, then) = try await call(request, session: session)
                 metrics.answered(request.method)
-                guard let id = request.id else { return DispatchOutcome(reply: nil, followUp: followUp) }
-                return DispatchOutcome(reply: RPCCodec.response(id: id, result: result), followUp: followUp)
+                guard let id = request.id else { return .nothing(then: then) }
+                return Reply(RPCCodec.response(id: id, result: result), then: then)
             } catch {
                 metrics.failed(request.method, error)
-                guard let id = request.id else { return DispatchOutcome(reply: nil) }
-                return DispatchOutcome(reply: RPCCodec.response(id: id, error: error))
+                guard let id = request.id else { return .nothing() }
+                return Reply(RPCCodec.response(id: id, error: error))
             }
         }
     }
 
     private func call(
-        _ request: RPCRequest, session: ClientSession, send: @escaping MessageSink
+        _ request: RPCRequest, session: ClientSession
     )
         async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
     {
         guard let method = RPCMethod(rawValue: request.method) else { throw .methodNotFound(request.method) }
         switch method {
         case .locationGet:
+            // A location.get with an id and valid params never comes here
+            // (``InboundLine``): a notification, or params to refuse.
             let options = try RPCParams.locationGet(request.params)
-            return (try await locationGet(options, session: session), nil)
+            let (fix, accuracy) = try await locationFix(options, session: session)
+            let now = ContinuousClock.now
+            audit?.record(answered(fix, accuracy: accuracy, session: session, at: now))
+            return (WireCoding.encode(fix, at: now), nil)
         case .locationWatch:
             let options = try RPCParams.locationWatch(request.params)
-            return try await locationWatch(options, session: session, send: send)
+            return try await locationWatch(options, session: session)
         case .locationUnwatch:
             let number = try RPCParams.locationUnwatch(request.params)
-            guard await session.closeSubscription(number) else {
+            guard session.closeSubscription(number) else {
                 throw .invalidParams("params.subscription: no subscription \(number) on this connection")
             }
             return (.bool(true), nil)
@@ -207,9 +179,9 @@ public struct Dispatcher: Sendable {
             return (.bool(true), nil)
         case .agentRegister:
             try RPCParams.none(request.params)
-            // Messages to the agent are queued, never awaited, when the transport allows it.
-            var toAgent = send
-            if let post = session.post { toAgent = { @Sendable message in post(message) } }
+            // Messages to the agent are queued on its connection, never awaited.
+            let post = session.post
+            let toAgent: MessageSink = { @Sendable message in post?(message) }
             do {
                 try await policy.registerAgent(session.identity, connection: session.id, send: toAgent)
             } catch {
@@ -243,11 +215,49 @@ public struct Dispatcher: Sendable {
         return (state.accuracy ?? .full, grant.presentation ?? .full)
     }
 
-    /// `location.get`. The grant is judged when the request arrives and again
-    /// when the answer is produced: a client that lost its authorization (or
-    /// was reduced) while it waited for a fix gets the refusal (or the reduced
-    /// fix), never what its old grant allowed (SPEC §3).
-    private func locationGet(_ request: LocationRequest, session: ClientSession) async throws(RPCError) -> JSONValue {
+    /// `location.get` answered at once, on the caller's thread, when nothing
+    /// has to wait: the client's grant is kept and still valid
+    /// (``ClientSession/keep(_:)``), and the source has a fix that answers
+    /// it now. The answer, audit record and counters are those the long way
+    /// (``locationGet(_:session:)``) gives; `nil` means "not at once".
+    func locationGetAtOnce(_ get: LocationGetLine, session: ClientSession, reusing previous: GetAnswer?) -> Reply? {
+        let now = ContinuousClock.now
+        guard let grant = session.grant(valid: policy.grantGeneration),
+            grant.state.status == .authorized, let presentation = grant.presentation,
+            let fix = hub.cachedAnswer(presentation.serving(get.request), at: now)
+        else { return nil }
+        metrics.answered(RPCMethod.locationGet.rawValue)
+        let shown = presentation.apply(fix)
+        let answer = previous.flatMap { $0.fix == shown ? $0 : nil } ?? GetAnswer(fix: shown)
+        return Reply(
+            location: answer, id: get.id, at: now,
+            record: auditLine(shown, accuracy: grant.state.accuracy ?? .full, session: session, at: now))
+    }
+
+    /// `location.get` the long way. The grant is judged when the request
+    /// arrives and again when the answer is produced: a client that lost its
+    /// authorization (or was reduced) while it waited for a fix gets the
+    /// refusal (or the reduced fix), never what its old grant allowed (SPEC §3).
+    func locationGet(_ get: LocationGetLine, session: ClientSession) async -> Reply {
+        let method = RPCMethod.locationGet.rawValue
+        do {
+            let (fix, accuracy) = try await locationFix(get.request, session: session)
+            metrics.answered(method)
+            let now = ContinuousClock.now
+            return Reply(
+                location: GetAnswer(fix: fix), id: get.id, at: now,
+                record: auditLine(fix, accuracy: accuracy, session: session, at: now))
+        } catch {
+            metrics.failed(method, error)
+            return Reply(RPCCodec.response(id: get.id, error: error))
+        }
+    }
+
+    /// The fix `session` may be shown for `request`, and the accuracy it was granted.
+    /// - Throws: the refusal (recorded).
+    private func locationFix(
+        _ request: LocationRequest, session: ClientSession
+    ) async throws(RPCError) -> (LocationFix, AccuracyAuthorization) {
         let method = RPCMethod.locationGet.rawValue
         var (accuracy, presentation) = try await authorized(session, method: method)
         let raw: LocationFix
@@ -269,9 +279,16 @@ public struct Dispatcher: Sendable {
             // The policy changed while the request waited: judge it again.
             (accuracy, presentation) = try await authorized(session, method: method)
         }
-        let fix = presentation.apply(raw)
-        audit?.record(answered(fix, accuracy: accuracy, session: session))
-        return WireCoding.encode(fix)
+        return (presentation.apply(raw), accuracy)
+    }
+
+    /// The audit record's line of a `location.get` answered with `fix`;
+    /// `nil` without an audit log.
+    private func auditLine(
+        _ fix: LocationFix, accuracy: AccuracyAuthorization, session: ClientSession, at now: ContinuousClock.Instant
+    ) -> [UInt8]? {
+        guard audit != nil else { return nil }
+        return answered(fix, accuracy: accuracy, session: session, at: now).jsonLine(client: session.auditClient)
     }
 
     /// Logs a `location.get` answered with `fix` and returns its audit record.

@@ -13,6 +13,7 @@ import PetSpotPolicy
 import PetSpotProtocol
 import PetSpotSystemd
 import ServiceLifecycle
+import Synchronization
 
 /// The Unix-socket JSON-RPC server: binds the socket (mode and group from
 /// the configuration), accepts clients up to `max_clients`, reads one
@@ -21,18 +22,14 @@ import ServiceLifecycle
 public final class SocketServer: Service {
     /// An accepted connection with the kernel's credentials of its peer.
     struct Accepted: Sendable {
-        var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        var channel: any Channel
         var credentials: PeerCredentials
         /// The peer's process, pinned at accept.
         var pin: ProcessPin
-        /// Where the fan-out writes its updates.
+        /// The connection's one reader and writer, waiting for ``ConnectionHandler/attach(_:)``.
+        var handler: NIOLoopBound<ConnectionHandler>
+        /// Where the fan-out writes its updates (the handler).
         var updateOutlet: LoopBoundOutlet
-        /// Answers `location.get` at once once the session is attached.
-        var immediateAnswers: NIOLoopBound<ImmediateAnswerHandler>
-        /// Closes the connection when it idles (`daemon.idle_timeout`) once the session is attached.
-        var idleCloser: NIOLoopBound<IdleConnectionCloser>
-        /// Its place in ``SocketServer/accepted`` until a task takes it over.
-        var ticket: UInt64
     }
 
     let settings: ServerSettings
@@ -41,10 +38,10 @@ public final class SocketServer: Service {
     let group: any EventLoopGroup
     let listener: Int32?
     let onReady: @Sendable () -> Void
-    /// Accepted connections not yet taken over by a serving task.
-    let accepted = AcceptedConnections()
-    /// Where each event loop holds its `location.get` answers until their audit records are written.
-    let batches: AnswerBatches?
+    /// Every open connection, closed together on shutdown.
+    let connections = OpenConnections()
+    /// Each event loop's batch of audit records, written before its answers.
+    let auditBatches: AuditBatches?
     let identityResolver: PeerIdentityResolver
 
     /// Creates a server.
@@ -67,7 +64,7 @@ public final class SocketServer: Service {
         self.identityResolver = identityResolver
         self.settings = settings
         self.dispatcher = dispatcher
-        self.batches = dispatcher.audit.map(AnswerBatches.init(audit:))
+        self.auditBatches = dispatcher.audit.map { AuditBatches(group: group, audit: $0) }
         self.logger = logger
         self.group = group
         self.listener = listener
@@ -79,34 +76,29 @@ public final class SocketServer: Service {
     /// 2 MiB of buffers nobody fills. They grow to 64 KiB when a client sends more.
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536)
 
-    /// Sets up an accepted connection: its peer credentials, the update
-    /// writer, the line decoder (bounded), the immediate answers, wrapped
-    /// for async use.
+    /// Sets up an accepted connection: its peer credentials and pin, the
+    /// idle timer, the line decoder (bounded) and the connection's handler.
+    /// Nothing is read until the handler is attached (``serve(_:)``).
     static func accept(
-        _ channel: any Channel, dispatcher: Dispatcher, batches: AnswerBatches?, settings: ServerSettings,
-        logger: Logger, holding registry: AcceptedConnections
+        _ channel: any Channel, dispatcher: Dispatcher, auditBatches: AuditBatches?, settings: ServerSettings,
+        logger: Logger, connections: OpenConnections
     ) -> EventLoopFuture<Accepted> {
-        PeerCredentials.read(from: channel).flatMap { credentials in
+        connections.add(channel)
+        return PeerCredentials.read(from: channel).flatMap { credentials in
             ProcessPin.take(from: channel, pid: credentials.pid).map { (credentials, $0) }
         }.flatMapThrowing { credentials, pin in
-            let updates = UpdateWriter()
-            try channel.pipeline.syncOperations.addHandler(updates)
-            let idleCloser = IdleConnectionCloser(logger: logger)
+            let handler = ConnectionHandler(
+                dispatcher: dispatcher, auditBatch: auditBatches?.batch(on: channel.eventLoop),
+                maxInFlight: settings.maxRequestsInFlight, logger: logger)
             try channel.pipeline.syncOperations.addHandlers([
-                IdleStateHandler(readTimeout: TimeAmount(settings.idleTimeout)), idleCloser,
+                IdleStateHandler(readTimeout: TimeAmount(settings.idleTimeout)),
+                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength),
+                handler,
             ])
-            try channel.pipeline.syncOperations.addHandler(
-                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength))
-            let immediate = ImmediateAnswerHandler(dispatcher: dispatcher, batches: batches)
-            try channel.pipeline.syncOperations.addHandler(immediate)
-            let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                wrappingChannelSynchronously: channel,
-                configuration: .init(isOutboundHalfClosureEnabled: true))
             return Accepted(
-                channel: wrapped, credentials: credentials, pin: pin,
-                updateOutlet: LoopBoundOutlet(updates, eventLoop: channel.eventLoop),
-                immediateAnswers: NIOLoopBound(immediate, eventLoop: channel.eventLoop),
-                idleCloser: NIOLoopBound(idleCloser, eventLoop: channel.eventLoop), ticket: registry.hold(wrapped))
+                channel: channel, credentials: credentials, pin: pin,
+                handler: NIOLoopBound(handler, eventLoop: channel.eventLoop),
+                updateOutlet: LoopBoundOutlet(handler, eventLoop: channel.eventLoop))
         }
     }
 
@@ -118,10 +110,10 @@ public final class SocketServer: Service {
             server = try await ServerBootstrap(group: group)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(listener) { [accepted, dispatcher, batches, settings, logger] channel in
+                .bind(listener) { [connections, dispatcher, auditBatches, settings, logger] channel in
                     Self.accept(
-                        channel, dispatcher: dispatcher, batches: batches, settings: settings, logger: logger,
-                        holding: accepted)
+                        channel, dispatcher: dispatcher, auditBatches: auditBatches, settings: settings,
+                        logger: logger, connections: connections)
                 }
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
             servingPath = boundPath
@@ -144,17 +136,18 @@ public final class SocketServer: Service {
             try await withThrowingDiscardingTaskGroup { tasks in
                 try await server.executeThenClose { clients in
                     for try await connection in clients {
-                        accepted.take(connection.ticket)
                         // Each client is served on its socket's event loop (see EventLoopTaskExecutor).
-                        let executor = EventLoopTaskExecutor(connection.channel.channel.eventLoop)
+                        let executor = EventLoopTaskExecutor(connection.channel.eventLoop)
                         tasks.addTask(executorPreference: executor) { await self.serve(connection) }
                     }
                 }
             }
         } onGracefulShutdown: {
+            // Every connection closes, watchers and waiting requests included.
             server.channel.close(promise: nil)
+            self.connections.closeAll()
         }
-        await accepted.closeUnclaimed()
+        connections.closeAll()
         logger.info("stopped serving", metadata: ["socket": "\(servingPath)"])
     }
 
@@ -162,12 +155,10 @@ public final class SocketServer: Service {
     /// socket, replaces a stale one, and applies the configured mode and group.
     func bindOwnSocket(_ path: String) async throws -> NIOAsyncChannel<Accepted, Never> {
         try UnixSocketFile.prepare(path)
-        // The socket is created under a tight umask, then opened up to the
-        // configured mode: no moment where it is wider than configured.
-        let previousMask = umask(0o177)
-        let server: NIOAsyncChannel<Accepted, Never>
-        do {
-            server = try await ServerBootstrap(group: group)
+        // The socket is created under the daemon's umask (0177, set once at
+        // start: LocationDaemonCommand), then opened up to the configured
+        // mode: no moment where it is wider than configured.
+        let server = try await ServerBootstrap(group: group)
                 // A connection storm must not make a polite client's connect
                 // fail with EAGAIN (a Unix socket's full backlog refuses at
                 // once): the kernel queue is cheap, max_clients still bounds
@@ -175,16 +166,11 @@ public final class SocketServer: Service {
                 .serverChannelOption(.backlog, value: 4096)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(unixDomainSocketPath: path) { [accepted, dispatcher, batches, settings, logger] channel in
+                .bind(unixDomainSocketPath: path) { [connections, dispatcher, auditBatches, settings, logger] channel in
                     Self.accept(
-                        channel, dispatcher: dispatcher, batches: batches, settings: settings, logger: logger,
-                        holding: accepted)
+                        channel, dispatcher: dispatcher, auditBatches: auditBatches, settings: settings,
+                        logger: logger, connections: connections)
                 }
-            umask(previousMask)
-        } catch {
-            umask(previousMask)
-            throw error
-        }
         do {
             try UnixSocketFile.secure(path, mode: settings.socketMode, group: settings.socketGroup)
         } catch {
@@ -195,7 +181,8 @@ public final class SocketServer: Service {
         return server
     }
 
-    /// Serves one client until it leaves (or the daemon stops).
+    /// Identifies and admits one client, hands its connection handler the
+    /// session, and waits until the connection closes.
     func serve(_ accepted: Accepted) async {
         let registry = dispatcher.registry
         let identity = await identityResolver.identify(accepted.credentials, pin: accepted.pin)
@@ -213,91 +200,26 @@ public final class SocketServer: Service {
         }
         var logger = self.logger
         logger[metadataKey: "client"] = "uid=\(identity.uid) pid=\(identity.pid) conn=\(connectionID)"
+        let channel = accepted.channel
+        let handler = accepted.handler
         let session = ClientSession(
             id: connectionID, identity: identity, maxSubscriptions: settings.maxSubscriptionsPerClient,
-            maxInFlight: settings.maxRequestsInFlight, updateOutlet: accepted.updateOutlet,
-            post: { [channel = accepted.channel.channel] message in
-                channel.writeAndFlush(ByteBuffer(string: RPCCodec.line(message)), promise: nil)
-            })
+            updateOutlet: accepted.updateOutlet,
+            post: { message in channel.eventLoop.execute { handler.value.post(message) } })
         logger.debug("connected")
-        let immediateAnswers = accepted.immediateAnswers
-        let idleCloser = accepted.idleCloser
-        accepted.channel.channel.eventLoop.execute {
-            immediateAnswers.value.attach(session)
-            idleCloser.value.attach(session)
-        }
-        do {
-            let channel = accepted.channel.channel
-            try await accepted.channel.executeThenClose { inbound, outbound in
-                let send: MessageSink = { message in
-                    try await outbound.write(ByteBuffer(string: RPCCodec.line(message)))
-                }
-                // On shutdown every connection closes, watchers and waiting
-                // requests included: writes then fail instead of waiting, and
-                // the read loop cancels what is still in flight.
-                await withGracefulShutdownHandler {
-                    await self.readRequests(inbound, session: session, send: send, channel: channel, logger: logger)
-                } onGracefulShutdown: {
-                    channel.close(promise: nil)
-                }
-            }
-        } catch {
-            logger.debug("connection ended", metadata: ["error": "\(error)"])
+        channel.eventLoop.execute { handler.value.attach(session) }
+        await withTaskCancellationHandler {
+            try? await channel.closeFuture.get()
+        } onCancel: {
+            channel.close(promise: nil)
         }
         await dispatcher.policy.connectionClosed(connectionID)
         await registry.release(uid: identity.uid)
         logger.debug("disconnected")
     }
 
-    /// Reads request lines and answers each in its own child task, until
-    /// the client stops sending; then waits for the answers in flight.
-    ///
-    /// Two ways a connection ends: the client stops sending (half-close) and
-    /// every answer still goes out; or the socket closed under us (the client
-    /// vanished) and requests still waiting are cancelled at once.
-    func readRequests(
-        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, session: ClientSession, send: @escaping MessageSink,
-        channel: any Channel, logger: Logger
-    ) async {
-        await withDiscardingTaskGroup { requests in
-            do {
-                for try await line in inbound {
-                    guard line.readableBytes <= RPCCodec.maximumLineLength else {
-                        try? await send(Self.lineTooLong)
-                        break
-                    }
-                    // Backpressure: no slot, no reading (a slot is held until its answer is written).
-                    await session.beginRequest()
-                    let inboundMessage = RPCCodec.decode(line: line.readableBytesView)
-                    requests.addTask {
-                        let outcome = await self.dispatcher.handle(inboundMessage, session: session, send: send)
-                        var written = true
-                        if let reply = outcome.reply { written = (try? await send(reply)) != nil }
-                        await session.endRequest()
-                        guard written else { return }
-                        await outcome.followUp?()
-                    }
-                }
-            } catch is ByteToMessageDecoderError.PayloadTooLargeError {
-                try? await send(Self.lineTooLong)
-            } catch {
-                logger.debug("read failed", metadata: ["error": "\(error)"])
-            }
-            // No more requests: subscriptions stop; answers in flight still
-            // go out unless nobody is left to read them.
-            await session.close()
-            if !channel.isActive { requests.cancelAll() }
-        }
-    }
-
-    static let lineTooLong = RPCCodec.response(
-        id: .null,
-        error: .invalidRequest("line longer than \(RPCCodec.maximumLineLength) bytes; closing the connection"))
-
     /// Tells an extra client why it is not served (`tooManyClients`), then closes.
-    func refuse(
-        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, identity: ClientIdentity, _ refusal: ClientRegistry.Refusal
-    ) async {
+    func refuse(_ channel: any Channel, identity: ClientIdentity, _ refusal: ClientRegistry.Refusal) async {
         logger.notice(
             "refused a client: \(refusal)",
             metadata: [
@@ -307,8 +229,27 @@ public final class SocketServer: Service {
         let error = RPCError(
             code: RPCError(.tooManyClients).code, message: "\(LocationError.tooManyClients): \(refusal)",
             reason: LocationError.tooManyClients.reason)
-        try? await channel.executeThenClose { _, outbound in
-            try await outbound.write(ByteBuffer(string: RPCCodec.line(RPCCodec.response(id: .null, error: error))))
-        }
+        let line = ByteBuffer(string: RPCCodec.line(RPCCodec.response(id: .null, error: error)))
+        try? await channel.writeAndFlush(line)
+        try? await channel.close()
+    }
+}
+
+/// Every open connection of a server, so a shutdown closes them all: those
+/// being served and those accepted while the server stopped, which no
+/// task took over.
+final class OpenConnections: Sendable {
+    private let open = Mutex<[ObjectIdentifier: any Channel]>([:])
+
+    /// Holds `channel` until it closes.
+    func add(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        open.withLock { $0[key] = channel }
+        channel.closeFuture.whenComplete { [self] _ in _ = open.withLock { $0.removeValue(forKey: key) } }
+    }
+
+    /// Closes every open connection.
+    func closeAll() {
+        for channel in open.withLock({ Array($0.values) }) { channel.close(promise: nil) }
     }
 }

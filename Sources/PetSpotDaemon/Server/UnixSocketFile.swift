@@ -33,7 +33,10 @@ enum UnixSocketFile {
     /// Makes `path` free for binding.
     static func prepare(_ path: String) throws(Failure) {
         if let directory = PathName.directory(of: path), !FileManager.default.fileExists(atPath: directory) {
-            if mkdir(directory, 0o755) != 0, errno != EEXIST {
+            if mkdir(directory, 0o755) == 0 {
+                // Exactly 0755 whatever the umask: clients must reach the socket.
+                chmod(directory, 0o755)
+            } else if errno != EEXIST {
                 throw .system("cannot create \(directory)", errno)
             }
         }

@@ -22,7 +22,7 @@ extension Dispatcher {
     /// authorization on policy changes, and closing the subscription removes
     /// it (``ClientSession/activate(_:start:onEnd:)``).
     func locationWatch(
-        _ options: WatchOptions, session: ClientSession, send: @escaping MessageSink
+        _ options: WatchOptions, session: ClientSession
     )
         async throws(RPCError) -> (JSONValue, (@Sendable () async -> Void)?)
     {
@@ -31,7 +31,7 @@ extension Dispatcher {
             throw .invalidRequest("location.watch needs a socket connection served by the daemon's event loops")
         }
         let (accuracy, presentation) = try await authorized(session, method: method)
-        guard let number = await session.openSubscription() else {
+        guard let number = session.openSubscription() else {
             throw .invalidRequest("too many subscriptions on this connection")
         }
         audit?.record(
@@ -41,10 +41,13 @@ extension Dispatcher {
         let audit = self.audit
         let subscription = JSONValue.number(Double(number))
 
-        /// Ends the subscription with `error`, once (whoever closes it tells the client).
-        let end: @Sendable (LocationError) async -> Void = { error in
-            guard await session.closeSubscription(number) else { return }
-            try? await send(
+        /// Ends the subscription with `error`, once (whoever closes it tells
+        /// the client). The notice is queued on the connection, never waited
+        /// for: a client that does not read must not hold up the re-checks
+        /// of every watcher after it (they run one by one).
+        let end: @Sendable (LocationError) -> Void = { error in
+            guard session.closeSubscription(number) else { return }
+            session.post?(
                 RPCCodec.notification(
                     method: RPCMethod.locationError,
                     params: ["subscription": subscription, "error": RPCCodec.encode(RPCError(error))]))
@@ -75,10 +78,7 @@ extension Dispatcher {
             guard let error = await rejudge() else { return }
             // Out of the fan-out (undelivered line dropped) before `location.error`.
             fanOut.remove(key, outlet: outlet)
-            // Telling the client waits for its socket: a client that does not read must
-            // not hold up the re-checks of every watcher after it (they run one by one),
-            // so the notice is written on its own.
-            Task { await end(error) }
+            end(error)
         }
         let followUp: @Sendable () async -> Void = {
             // The answer may have waited on a client that does not read,
@@ -87,7 +87,7 @@ extension Dispatcher {
             // judged again, after the watch joined the fan-out, so no
             // change can fall between the two.
             granted.set(nil)
-            let started = await session.activate(number) {
+            let started = session.activate(number) {
                 registry.watchStarted()
                 fanOut.add(key, options: options, presentation: granted, outlet: outlet, recheck: recheck)
             } onEnd: {

@@ -12,11 +12,11 @@ import Testing
 import TestSupport
 
 /// `location.get` answers produced together on an event loop share one
-/// audit write (``AnswerBatch``): still, no answer reaches its client
+/// audit write (``AuditBatch``): still, no answer reaches its client
 /// before its audit record is in the file, and a connection's answers keep
 /// their order.
 @Suite("Answers batched per event-loop pass are audited before they are sent", .timeLimit(.minutes(5)))
-struct AnswerBatchTests {
+struct AuditBeforeAnswerTests {
     static let configuration = """
         [source]
         kind = "static"

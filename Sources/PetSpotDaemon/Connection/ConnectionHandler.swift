@@ -1,0 +1,310 @@
+import Logging
+import NIOCore
+import PetSpotJSON
+import PetSpotLocation
+import PetSpotProtocol
+
+/// One client connection, on its event loop: the only reader of its
+/// request lines and the only writer of its socket.
+///
+/// Each line is decoded once and answered by ``Dispatcher/answer(_:session:reusing:)``,
+/// now or later (from a task this handler owns and cancels when the
+/// connection closes). Everything written goes through the connection's one
+/// ``OutboundQueue``, whose rules are enforced there:
+/// - **audit before answer**: an answer with an audit record waits until its
+///   loop's ``AuditBatch`` has written the record;
+/// - **answer order**: answers leave in the order they were produced; what
+///   a reply starts (a watch) runs only once the reply is queued;
+/// - **bounded**: a line whose answer is not yet handed to the socket holds
+///   one of `max_requests_in_flight` slots; with none free, or while the
+///   client does not read (the socket is not writable), the handler stops
+///   reading and leaves the lines it already read unprocessed;
+/// - **newest-only updates**: while answers wait or the client does not
+///   read, a subscription keeps only its newest `location.update`.
+///
+/// Until the server has admitted and identified the client (``attach(_:)``)
+/// nothing is read.
+final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let dispatcher: Dispatcher
+    private let auditBatch: AuditBatch?
+    private let maxInFlight: Int
+    private let logger: Logger
+    private var context: ChannelHandlerContext?
+    private(set) var session: ClientSession?
+    private var queue = OutboundQueue()
+
+    /// Lines read but not processed yet (reading had to stop: the bound).
+    private(set) var unprocessed = CircularBuffer<ByteBuffer>()
+    /// A `read` asked for while reading is stopped.
+    private var readWithheld = false
+    /// The client stopped sending (half-close): answer what was read, then close.
+    private var inputClosed = false
+    /// Lines taken whose reply is not yet handed to the socket.
+    private(set) var inFlight = 0
+    /// The tasks answering lines later, and running what replies start.
+    private var tasks: [UInt64: Task<Void, Never>] = [:]
+    private var nextTask: UInt64 = 0
+    /// The last `location.get` answer given: reused while its fix answers.
+    private var lastAnswer: GetAnswer?
+    /// Inside a read burst, writes are flushed once, at its end.
+    private var inReadBurst = false
+    /// A ``writeOut()`` or ``resume()`` pass is running (re-entered from a write or an answer).
+    private var writing = false
+    private var writeAgain = false
+    private var resuming = false
+    private var unflushed = false
+
+    init(dispatcher: Dispatcher, auditBatch: AuditBatch?, maxInFlight: Int, logger: Logger) {
+        self.dispatcher = dispatcher
+        self.auditBatch = auditBatch
+        self.maxInFlight = max(1, maxInFlight)
+        self.logger = logger
+    }
+
+    // MARK: Life
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        queue.discardAll()
+        self.context = nil
+    }
+
+    /// The admitted client's session: reading starts.
+    func attach(_ session: ClientSession) {
+        self.session = session
+        resume()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        for task in tasks.values { task.cancel() }
+        tasks.removeAll()
+        unprocessed.removeAll()
+        queue.discardAll()
+        session?.close()
+        context.fireChannelInactive()
+    }
+
+    /// Hands `body` to a task on this connection's loop, owned (and
+    /// cancelled when the connection closes) by this handler.
+    private func own(_ body: @escaping @Sendable (NIOLoopBound<ConnectionHandler>) async -> Void) {
+        guard let context, context.channel.isActive else { return }
+        let number = nextTask
+        nextTask &+= 1
+        let loop = context.eventLoop
+        let me = NIOLoopBound(self, eventLoop: loop)
+        tasks[number] = Task(executorPreference: EventLoopTaskExecutor(loop)) {
+            await body(me)
+            loop.execute { me.value.tasks[number] = nil }
+        }
+    }
+
+    // MARK: Reading
+
+    func read(context: ChannelHandlerContext) {
+        if isStopped || !unprocessed.isEmpty {
+            readWithheld = true
+        } else {
+            context.read()
+        }
+    }
+
+    /// Whether reading stops: not yet admitted, no slot free, or the client not reading.
+    private var isStopped: Bool {
+        session == nil || inFlight >= maxInFlight || !(context?.channel.isWritable ?? false)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let line = unwrapInboundIn(data)
+        // The decoder bounds what it buffers, not a line that came whole in one read.
+        guard line.readableBytes <= RPCCodec.maximumLineLength else {
+            errorCaught(context: context, error: ByteToMessageDecoderError.PayloadTooLargeError())
+            return
+        }
+        inReadBurst = true
+        if isStopped || !unprocessed.isEmpty {
+            unprocessed.append(line)
+        } else {
+            take(line)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        inReadBurst = false
+        if unflushed {
+            unflushed = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    /// Answers one line: now, or later from an owned task.
+    private func take(_ line: ByteBuffer) {
+        guard let session else {
+            unprocessed.append(line)
+            return
+        }
+        inFlight += 1
+        switch dispatcher.answer(line.readableBytesView, session: session, reusing: lastAnswer) {
+        case .now(let reply):
+            enqueue(reply)
+        case .later(let work):
+            own { me in
+                let reply = await work()
+                me.value.enqueue(reply)
+            }
+        }
+    }
+
+    /// Takes the lines left unprocessed while reading is possible again,
+    /// then reads on; ends a connection whose client stopped sending once
+    /// everything is answered.
+    private func resume() {
+        guard let context, !resuming else { return }
+        resuming = true
+        defer { resuming = false }
+        while !isStopped, let line = unprocessed.popFirst() { take(line) }
+        if inputClosed, unprocessed.isEmpty {
+            session?.close()
+            if inFlight == 0, queue.isEmpty {
+                context.close(promise: nil)
+                return
+            }
+        }
+        if readWithheld, !isStopped, unprocessed.isEmpty, !inputClosed {
+            readWithheld = false
+            context.read()
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            inputClosed = true
+            resume()
+        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            closeIfIdle(context)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    /// Closes a connection that has sent nothing for `idle_timeout` while it
+    /// has nothing in flight, no watch and no agent role, so idle
+    /// connections cannot hold `max_clients` slots forever. A busy one is
+    /// left alone until the next timeout.
+    private func closeIfIdle(_ context: ChannelHandlerContext) {
+        guard let session, inFlight == 0, tasks.isEmpty, unprocessed.isEmpty, session.holdsNothing else { return }
+        logger.info(
+            "closing an idle connection (daemon.idle_timeout)",
+            metadata: ["client": "uid=\(session.identity.uid) pid=\(session.identity.pid) conn=\(session.id)"])
+        context.close(promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is ByteToMessageDecoderError.PayloadTooLargeError {
+            // The line is lost, and with it the framing: say so, then close.
+            context.writeAndFlush(wrapOutboundOut(Self.lineTooLong(context.channel.allocator)), promise: nil)
+        } else {
+            logger.debug("connection failed", metadata: ["error": "\(error)"])
+        }
+        context.close(promise: nil)
+    }
+
+    static func lineTooLong(_ allocator: ByteBufferAllocator) -> ByteBuffer {
+        Reply(
+            RPCCodec.response(
+                id: .null,
+                error: .invalidRequest(
+                    "line longer than \(RPCCodec.maximumLineLength) bytes; closing the connection"))
+        ).line(allocator)!
+    }
+
+    // MARK: Writing: the one queue
+
+    /// Queues the answer to a line taken (its slot is released once the
+    /// answer is handed to the socket), then runs what it starts.
+    private func enqueue(_ reply: Reply) {
+        guard let context, context.channel.isActive else { return }
+        if let answer = reply.locationAnswer { lastAnswer = answer }
+        if let line = reply.line(context.channel.allocator) {
+            var held = false
+            if let record = reply.record, let auditBatch {
+                auditBatch.hold(record, for: self)
+                held = true
+            }
+            queue.append(line, isAnswer: true, heldForAudit: held)
+        } else {
+            inFlight -= 1
+        }
+        if let then = reply.then { own { _ in await then() } }
+        writeOut()
+    }
+
+    /// Queues a message the daemon sends on its own (a `location.error`, a
+    /// prompt to the agent): it holds no slot, and is never waited for.
+    func post(_ message: JSONValue) {
+        guard let context, context.channel.isActive, let line = Reply(message).line(context.channel.allocator) else {
+            return
+        }
+        queue.append(line, isAnswer: false, heldForAudit: false)
+        writeOut()
+    }
+
+    /// The loop's audit batch wrote the records of the held answers.
+    func auditWritten() {
+        queue.releaseHeld()
+        writeOut()
+    }
+
+    /// Hands the queue's ready lines to the socket, then takes unprocessed
+    /// lines. A write can call back into the handler (the socket turning
+    /// unwritable): such a call only asks the running pass to go round again.
+    private func writeOut() {
+        guard let context else { return }
+        if writing {
+            writeAgain = true
+            return
+        }
+        writing = true
+        var wrote = false
+        repeat {
+            writeAgain = false
+            while let next = queue.nextLine() {
+                context.write(wrapOutboundOut(next.bytes), promise: nil)
+                wrote = true
+                if next.isAnswer { inFlight -= 1 }
+            }
+            while context.channel.isWritable, let update = queue.nextUpdate(context.channel.allocator) {
+                context.write(wrapOutboundOut(update), promise: nil)
+                wrote = true
+            }
+        } while writeAgain
+        writing = false
+        if wrote {
+            if inReadBurst { unflushed = true } else { context.flush() }
+        }
+        resume()
+    }
+
+    func write(_ update: RenderedUpdate) {
+        guard let context else { return }
+        if queue.takesUpdatesDirectly, context.channel.isWritable {
+            context.write(wrapOutboundOut(update.line), promise: nil)
+            if inReadBurst { unflushed = true } else { context.flush() }
+        } else {
+            queue.hold(update)
+            writeOut()
+        }
+    }
+
+    func discard(subscription: Int) { queue.discard(subscription: subscription) }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        context.fireChannelWritabilityChanged()
+        writeOut()
+    }
+}

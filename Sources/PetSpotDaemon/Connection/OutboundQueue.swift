@@ -1,0 +1,93 @@
+import NIOCore
+import PetSpotProtocol
+import Synchronization
+
+/// Everything one connection writes, in order: the rules of its socket in
+/// one place (``ConnectionHandler`` is its only user, on the connection's
+/// event loop).
+///
+/// - Lines (answers, and messages the daemon sends on its own) leave in the
+///   order they were queued; a line held for its audit record holds back
+///   every line after it until ``releaseHeld()``.
+/// - `location.update` lines go straight out while nothing waits and the
+///   client reads; otherwise each subscription keeps only its newest
+///   undelivered update (SPEC §5: a watcher that does not read never slows
+///   other clients), sent once the lines ahead are out and the client
+///   reads again. A held update measures its `age` again when it goes out,
+///   so a line that waited says so.
+struct OutboundQueue {
+    private struct Line {
+        var bytes: ByteBuffer
+        /// An answer to a line (it holds a request slot), not a message of the daemon's own.
+        var isAnswer: Bool
+        var heldForAudit: Bool
+    }
+
+    private var lines = CircularBuffer<Line>()
+    /// Newest undelivered update per subscription, with its line's size when held.
+    private var updates: [Int: (notification: UpdateNotification, bytes: Int)] = [:]
+
+    /// Bytes of update lines held for clients that do not read, over every
+    /// connection of the process (`petspot_held_update_bytes`).
+    static let heldUpdateBytes = Atomic<Int>(0)
+
+    /// Whether nothing waits to be written.
+    var isEmpty: Bool { lines.isEmpty && updates.isEmpty }
+
+    mutating func append(_ bytes: ByteBuffer, isAnswer: Bool, heldForAudit: Bool) {
+        lines.append(Line(bytes: bytes, isAnswer: isAnswer, heldForAudit: heldForAudit))
+    }
+
+    /// The audit records of every held line are written.
+    mutating func releaseHeld() {
+        for index in lines.indices where lines[index].heldForAudit { lines[index].heldForAudit = false }
+    }
+
+    /// The next line ready to go (not held for its audit record), and
+    /// whether it answers a line; `nil` when none is.
+    mutating func nextLine() -> (bytes: ByteBuffer, isAnswer: Bool)? {
+        guard let first = lines.first, !first.heldForAudit else { return nil }
+        lines.removeFirst()
+        return (first.bytes, first.isAnswer)
+    }
+
+    /// The next held update (oldest subscription first), once no line
+    /// waits; its `age` measured now. The caller asks only while the client reads.
+    mutating func nextUpdate(_ allocator: ByteBufferAllocator) -> ByteBuffer? {
+        guard lines.isEmpty, let subscription = updates.keys.min(), let notification = release(subscription) else {
+            return nil
+        }
+        var buffer = allocator.buffer(capacity: notification.maximumLineLength)
+        notification.write(subscription: subscription) { buffer.writeBytes($0) }
+        return buffer
+    }
+
+    /// Whether `update` may go straight out: nothing waits (the caller
+    /// checks that the client reads).
+    var takesUpdatesDirectly: Bool { lines.isEmpty && updates.isEmpty }
+
+    /// Keeps `update` as its subscription's newest undelivered one.
+    mutating func hold(_ update: RenderedUpdate) {
+        // A held line measures its age when it goes out.
+        release(update.subscription)
+        let bytes = update.line.readableBytes
+        updates[update.subscription] = (update.notification.unstamped, bytes)
+        Self.heldUpdateBytes.wrappingAdd(bytes, ordering: .relaxed)
+    }
+
+    /// Drops what `subscription` still has undelivered (it ended).
+    mutating func discard(subscription: Int) { release(subscription) }
+
+    /// Drops everything (the connection closed).
+    mutating func discardAll() {
+        for subscription in Array(updates.keys) { release(subscription) }
+        lines.removeAll()
+    }
+
+    @discardableResult
+    private mutating func release(_ subscription: Int) -> UpdateNotification? {
+        guard let held = updates.removeValue(forKey: subscription) else { return nil }
+        Self.heldUpdateBytes.wrappingSubtract(held.bytes, ordering: .relaxed)
+        return held.notification
+    }
+}
