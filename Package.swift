@@ -11,7 +11,6 @@ let swiftSettings: [SwiftSetting] = [
 let nio: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio"),
     .product(name: "NIOPosix", package: "swift-nio"),
-    .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
     .product(name: "NIOExtras", package: "swift-nio-extras"),
 ]
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")

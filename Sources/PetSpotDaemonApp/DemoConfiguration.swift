@@ -66,6 +66,10 @@ enum DemoConfiguration {
             throw Failure(description: "cannot make a private folder in \(base): \(String(cString: strerror(errno)))")
         }
         let stateDirectory = String(cString: made)
+        // mkdtemp's 0700 is filtered by the daemon's umask (0177): make it exact.
+        guard chmod(stateDirectory, 0o700) == 0 else {
+            throw Failure(description: "cannot chmod \(stateDirectory): \(String(cString: strerror(errno)))")
+        }
         configuration.daemon.socket =
             runtimeDirectory.map { $0 + "/petspot-demo.sock" } ?? stateDirectory + "/locationd.sock"
         configuration.daemon.stateDirectory = stateDirectory

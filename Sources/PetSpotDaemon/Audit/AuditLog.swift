@@ -10,11 +10,11 @@ import Foundation
 #endif
 import Logging
 import Metrics
-import NIOConcurrencyHelpers
 import NIOCore
 import PetSpotPOSIX
 import PetSpotLocation
 import PetSpotProtocol
+import Synchronization
 
 /// The audit log (SPEC §6): one JSON object per line in `daemon.audit_log`,
 /// mode 0600 (its directory created 0700 when missing), rotated by size.
@@ -66,7 +66,7 @@ public final class AuditLog: Sendable {
     private let failures: Counter
     /// The open file, behind a lock: a request answered on its event loop
     /// records without a task or an actor hop.
-    private let file = NIOLockedValueBox(OpenFile())
+    private let file = Mutex(OpenFile())
 
     private struct OpenFile: Sendable {
         var descriptor: Int32 = -1
@@ -110,13 +110,13 @@ public final class AuditLog: Sendable {
     }
 
     deinit {
-        file.withLockedValue { if $0.descriptor >= 0 { close($0.descriptor) } }
+        file.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
     /// Appends one record at once, from any thread or task: records from
     /// all threads are appended whole and in the order they take the lock.
     public func record(_ record: AuditRecord) {
-        file.withLockedValue { file in
+        file.withLock { file in
             let now = ContinuousClock.now
             if let end = file.nextWindowEnd, end <= now { summarise(&file, endedBy: now) }
             if record.reason != nil {
@@ -143,7 +143,7 @@ public final class AuditLog: Sendable {
     /// ``AnswerBatch``.
     public func append(_ lines: AuditLines) {
         guard !lines.isEmpty else { return }
-        file.withLockedValue { file in
+        file.withLock { file in
             if let end = file.nextWindowEnd, end <= ContinuousClock.now { summarise(&file, endedBy: .now) }
             appendLines(lines.bytes, ends: lines.ends, syncNow: false, to: &file)
         }
@@ -152,7 +152,7 @@ public final class AuditLog: Sendable {
     /// Writes the summaries of counted refusals whose window ended by `now`
     /// (all of them when `now` is `nil`).
     public func flushRepeats() {
-        file.withLockedValue { summarise(&$0, endedBy: nil) }
+        file.withLock { summarise(&$0, endedBy: nil) }
     }
 
     private func summarise(_ file: inout OpenFile, endedBy now: ContinuousClock.Instant?) {
@@ -278,12 +278,12 @@ public final class AuditLog: Sendable {
             close(duplicate)
             return duplicate
         }.always { [self] _ in
-            self.file.withLockedValue { $0.syncing = false }
+            self.file.withLock { $0.syncing = false }
         }
     }
 
     /// The last background sync asked for, with the duplicate descriptor it closes (tests wait on it).
-    var lastBackgroundSync: EventLoopFuture<Int32>? { file.withLockedValue { $0.lastSync } }
+    var lastBackgroundSync: EventLoopFuture<Int32>? { file.withLock { $0.lastSync } }
 
     private func rotate(_ file: inout OpenFile) throws(AtomicFile.Failure) {
         // The rotated file's last records reach the disk in the background, as

@@ -9,7 +9,6 @@ import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
 import PetSpotProtocol
-import NIOConcurrencyHelpers
 
 /// The daemon's ``AccessPolicy``: the configured ``Policy`` (swapped on
 /// reload), decisions remembered per uid in the state directory

@@ -1,13 +1,13 @@
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// How one watcher may see fixes, shared by its deliveries (reads) and its
 /// authorization re-checks (writes); `nil` once authorization is gone.
 final class GrantedPresentation: Sendable {
-    private let state: NIOLockedValueBox<FixPresentation?>
+    private let state: Mutex<FixPresentation?>
 
-    init(_ presentation: FixPresentation) { state = NIOLockedValueBox(presentation) }
+    init(_ presentation: FixPresentation) { state = Mutex(presentation) }
 
-    var value: FixPresentation? { state.withLockedValue { $0 } }
+    var value: FixPresentation? { state.withLock { $0 } }
 
-    func set(_ presentation: FixPresentation?) { state.withLockedValue { $0 = presentation } }
+    func set(_ presentation: FixPresentation?) { state.withLock { $0 = presentation } }
 }

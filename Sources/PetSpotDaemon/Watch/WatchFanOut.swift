@@ -2,8 +2,8 @@ import NIOCore
 import PetSpotLocation
 import PetSpotProtocol
 import ServiceLifecycle
-import NIOConcurrencyHelpers
 import PetSpotFixHub
+import Synchronization
 
 /// Fans a source's fixes out to every watcher: one job per event loop per
 /// fix, which serializes the fix once per presentation and writes each of
@@ -52,7 +52,7 @@ public final class WatchFanOut: Service, Sendable {
     /// of the hub while there is any. Behind a lock: watchers come and go
     /// from any task (and from synchronous end handlers), and a policy
     /// change runs the re-checks from ``run()``.
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     private struct State {
         var watchers: [Key: (@Sendable () async -> Void)?] = [:]
@@ -99,7 +99,7 @@ public final class WatchFanOut: Service, Sendable {
                 }
             }
             try? await gracefulShutdown()
-            let end = state.withLockedValue { state in
+            let end = state.withLock { state in
                 state.isStopped = true
                 defer { state.endObservation = nil }
                 return state.endObservation
@@ -111,13 +111,13 @@ public final class WatchFanOut: Service, Sendable {
     /// Runs every watcher's re-check (one after another: a reload is rare,
     /// and each asks the policy actor anyway).
     func recheckAll() async {
-        let all = state.withLockedValue { $0.watchers.values.compactMap { $0 } }
+        let all = state.withLock { $0.watchers.values.compactMap { $0 } }
         for recheck in all { await recheck() }
     }
 
     /// Hands `fix` to every loop's watchers.
     func publish(_ fix: LocationFix) {
-        guard state.withLockedValue({ !$0.watchers.isEmpty }) else { return }
+        guard state.withLock({ !$0.watchers.isEmpty }) else { return }
         for (loop, table) in tables {
             loop.execute { table.value.deliver(fix) }
         }
@@ -137,7 +137,7 @@ public final class WatchFanOut: Service, Sendable {
         guard let table = table(for: outlet.eventLoop) else { return false }
         // The first watcher starts the observation (under the lock: the
         // hub's lock is taken inside ours, never the other way round).
-        state.withLockedValue { state in
+        state.withLock { state in
             state.watchers[key] = .some(recheck)
             if state.endObservation == nil, !state.isStopped {
                 state.endObservation = observe { [self] fix in publish(fix) }
@@ -152,7 +152,7 @@ public final class WatchFanOut: Service, Sendable {
 
     /// Stops delivering to a watcher and drops its undelivered line.
     func remove(_ key: Key, outlet: LoopBoundOutlet) {
-        let end = state.withLockedValue { state -> (@Sendable () -> Void)? in
+        let end = state.withLock { state -> (@Sendable () -> Void)? in
             state.watchers.removeValue(forKey: key)
             guard state.watchers.isEmpty else { return nil }
             defer { state.endObservation = nil }
