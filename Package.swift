@@ -227,7 +227,6 @@ let package = Package(
             name: "petspot-locationd",
             dependencies: [
                 "PetSpotDaemonApp", argumentParser,
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings,
             linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]

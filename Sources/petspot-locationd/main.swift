@@ -1,23 +1,17 @@
 import ArgumentParser
 import Dispatch
-import NIOCore
-import NIOPosix
 import PetSpotDaemonApp
 
-// Each client's requests run on its socket's event loop through a task
-// executor preference (SocketServer, EventLoopTaskExecutor), which actors
-// it calls follow (SE-0417): a request goes from the socket to its answer
-// without a thread switch. Beyond that, NIO's event loops are installed as
-// the global executor where the runtime allows it: with a dynamically
-// linked runtime (debug builds, tests). A statically linked runtime
-// (release, `make deb`) keeps the hook NIO needs local, so the global pool
-// stays Dispatch's there; only unstructured work (the sources' producers)
-// runs on it. This must happen before the first task is enqueued, hence
-// main.swift without a top-level `await` (which would make this an async
-// main whose task is enqueued first). Tasks must not block: the gpsd reader
-// has its own thread, user-database lookups run on NIO's thread pool, and
+// Each connection is served on its socket's event loop: its handler there,
+// and the tasks that answer its slower requests with that loop as their
+// executor preference (ConnectionHandler, EventLoopTaskExecutor), which the
+// actors they call follow (SE-0417). Everything else runs on the default
+// global executor, in every build: NIO's loops are not installed as the
+// global executor (that hook works only with a dynamically linked runtime,
+// so debug builds and tests would schedule differently from the statically
+// linked release the device runs). Tasks must not block: the gpsd reader has
+// its own thread, user-database lookups run on NIO's thread pool, and
 // remembered decisions are written (fsync) on a writer thread of their own.
-_ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 // Parse as `@main` would, then run the daemon in a task; the main thread parks.
 do {
     let command = try LocationDaemonCommand.parseAsRoot()

@@ -95,16 +95,12 @@ actor PromptAgentDesk {
                 AuditRecord(
                     method: AuditEvent.agentReplaced.rawValue, client: previous.client,
                     reason: "replaced by uid \(client.uid) pid \(client.pid)"))
-            try? await previous.send(
+            previous.send(
                 RPCCodec.notification(method: RPCMethod.agentReplaced, params: ["by": .number(Double(client.pid))]))
             // Its prompts move to the new agent: the old one can no longer answer them.
             for (id, prompt) in prompts where prompt.agent == previous.connection {
                 prompts[id]?.agent = connection
-                do {
-                    try await send(prompt.message)
-                } catch {
-                    finish(id, nil)
-                }
+                send(prompt.message)
             }
         }
         audit?.record(AuditRecord(method: RPCMethod.agentRegister.rawValue, client: client, decidedBy: "agent"))
@@ -199,13 +195,7 @@ actor PromptAgentDesk {
                 guard prompts[id] != nil else { return continuation.resume(returning: nil) }
                 prompts[id]?.waiters[waiter] = continuation
                 guard let agent, let message = prompts[id]?.message else { return }
-                Task {
-                    do {
-                        try await agent.send(message)
-                    } catch {
-                        self.finish(id, nil)
-                    }
-                }
+                agent.send(message)
             }
         } onCancel: {
             // The requester left (its connection closed): withdraw its interest.
@@ -223,8 +213,7 @@ actor PromptAgentDesk {
         if let uid = promptByUid.first(where: { $0.value == id })?.key { promptByUid[uid] = nil }
         logger.info("prompt withdrawn: nobody waits for it", metadata: ["prompt": "\(id)"])
         guard let agent, agent.connection == prompt.agent else { return }
-        try? await agent.send(
-            RPCCodec.notification(method: RPCMethod.agentCancel, params: ["id": .number(Double(id))]))
+        agent.send(RPCCodec.notification(method: RPCMethod.agentCancel, params: ["id": .number(Double(id))]))
     }
 
     /// Ends prompt `id` with `answer` for everyone waiting on it.

@@ -5,8 +5,9 @@ import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
 
-/// Sends one message to the client of a connection.
-public typealias MessageSink = @Sendable (JSONValue) async throws -> Void
+/// Queues one message on a client's connection, never waiting for the
+/// client to read it (a message to a connection that closed is dropped).
+public typealias MessageSink = @Sendable (JSONValue) -> Void
 
 /// Answers JSON-RPC requests for one daemon: the methods of SPEC §5 over a
 /// position source's hub, an access policy and the client registry.
@@ -181,7 +182,7 @@ public struct Dispatcher: Sendable {
             try RPCParams.none(request.params)
             // Messages to the agent are queued on its connection, never awaited.
             let post = session.post
-            let toAgent: MessageSink = { @Sendable message in post?(message) }
+            let toAgent: MessageSink = { message in post?(message) }
             do {
                 try await policy.registerAgent(session.identity, connection: session.id, send: toAgent)
             } catch {
