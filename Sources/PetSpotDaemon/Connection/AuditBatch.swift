@@ -62,7 +62,11 @@ struct AuditBatches: Sendable {
 
     init(group: any EventLoopGroup, audit: AuditLog) {
         batches = group.makeIterator().map { loop in
-            (loop, NIOLoopBoundBox.makeBoxSendingValue(AuditBatch(eventLoop: loop, audit: audit), as: AuditBatch.self, eventLoop: loop))
+            (
+                loop,
+                NIOLoopBoundBox.makeBoxSendingValue(
+                    AuditBatch(eventLoop: loop, audit: audit), as: AuditBatch.self, eventLoop: loop)
+            )
         }
     }
 

@@ -74,19 +74,21 @@ public final class NMEAServer: Service, CustomStringConvertible {
         try UnixSocketFile.prepare(path)
         // Created under the daemon's umask (0177, set once at start), then
         // opened up to the configured mode.
-        let server: NIOAsyncChannel<Accepted, Never> = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .childChannelOption(.allowRemoteHalfClosure, value: false)
-                .bind(unixDomainSocketPath: path) { channel in
-                    PeerCredentials.read(from: channel).flatMap { credentials in
-                        ProcessPin.take(from: channel, pid: credentials.pid).map { (credentials, $0) }
-                    }.flatMapThrowing { credentials, pin in
-                        let writer = NMEAWriter()
-                        try channel.pipeline.syncOperations.addHandler(writer)
-                        return Accepted(
-                            channel: channel, credentials: credentials, pin: pin,
-                            outlet: LoopBoundOutlet(writer, eventLoop: channel.eventLoop))
-                    }
-                }
+        let server: NIOAsyncChannel<Accepted, Never> = try await ServerBootstrap(
+            group: MultiThreadedEventLoopGroup.singleton
+        )
+        .childChannelOption(.allowRemoteHalfClosure, value: false)
+        .bind(unixDomainSocketPath: path) { channel in
+            PeerCredentials.read(from: channel).flatMap { credentials in
+                ProcessPin.take(from: channel, pid: credentials.pid).map { (credentials, $0) }
+            }.flatMapThrowing { credentials, pin in
+                let writer = NMEAWriter()
+                try channel.pipeline.syncOperations.addHandler(writer)
+                return Accepted(
+                    channel: channel, credentials: credentials, pin: pin,
+                    outlet: LoopBoundOutlet(writer, eventLoop: channel.eventLoop))
+            }
+        }
         defer { UnixSocketFile.remove(path) }
         do {
             try UnixSocketFile.secure(path, mode: settings.mode, group: settings.group)

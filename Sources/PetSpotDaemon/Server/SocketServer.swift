@@ -159,18 +159,18 @@ public final class SocketServer: Service {
         // start: LocationDaemonCommand), then opened up to the configured
         // mode: no moment where it is wider than configured.
         let server = try await ServerBootstrap(group: group)
-                // A connection storm must not make a polite client's connect
-                // fail with EAGAIN (a Unix socket's full backlog refuses at
-                // once): the kernel queue is cheap, max_clients still bounds
-                // what is served. The kernel caps it at net.core.somaxconn.
-                .serverChannelOption(.backlog, value: 4096)
-                .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(unixDomainSocketPath: path) { [connections, dispatcher, auditBatches, settings, logger] channel in
-                    Self.accept(
-                        channel, dispatcher: dispatcher, auditBatches: auditBatches, settings: settings,
-                        logger: logger, connections: connections)
-                }
+            // A connection storm must not make a polite client's connect
+            // fail with EAGAIN (a Unix socket's full backlog refuses at
+            // once): the kernel queue is cheap, max_clients still bounds
+            // what is served. The kernel caps it at net.core.somaxconn.
+            .serverChannelOption(.backlog, value: 4096)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
+            .bind(unixDomainSocketPath: path) { [connections, dispatcher, auditBatches, settings, logger] channel in
+                Self.accept(
+                    channel, dispatcher: dispatcher, auditBatches: auditBatches, settings: settings,
+                    logger: logger, connections: connections)
+            }
         do {
             try UnixSocketFile.secure(path, mode: settings.socketMode, group: settings.socketGroup)
         } catch {
