@@ -1,6 +1,6 @@
 /// Audit lines collected to be appended together with one `write(2)`
 /// (``AuditLog/append(_:)``): the records of answers produced in one pass
-/// of an event loop (``AnswerBatch``).
+/// of an event loop (``AuditBatch``).
 public struct AuditLines: Sendable {
     /// The lines, one after the other, newlines included.
     public private(set) var bytes: [UInt8] = []

@@ -36,7 +36,7 @@ import Synchronization
 /// records leaves the daemon, so a daemon crash loses nothing. Records of
 /// the `location.get` answers one event loop produces in one pass are
 /// written together, with one `write(2)`, before any of those answers
-/// (``append(_:)``, ``AnswerBatch``); every other record is written on its
+/// (``append(_:)``, ``AuditBatch``); every other record is written on its
 /// own. Records of authorization changes (a decision made, a reset, a
 /// reload, an agent change) and of a station's move
 /// (``isAuthorizationChange(_:)``) are flushed to disk (`fdatasync`)
@@ -140,7 +140,7 @@ public final class AuditLog: Sendable {
     /// thread: the lines stay together and in order. For records that are
     /// neither refusals (they are not rate-limited here) nor authorization
     /// changes (they are not flushed to disk at once): the answers of
-    /// ``AnswerBatch``.
+    /// ``AuditBatch``.
     public func append(_ lines: AuditLines) {
         guard !lines.isEmpty else { return }
         file.withLock { file in

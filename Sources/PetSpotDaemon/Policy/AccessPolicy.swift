@@ -58,7 +58,7 @@ public typealias AccessPolicy = AuthorizationPort & PromptAgentPort
 
 /// A client's authorization as decided once, kept by its connection so a
 /// `location.get` answered at once (on the connection's event loop, see
-/// ``Dispatcher/answerAtOnce(_:session:)``) need not ask the policy again
+/// ``Dispatcher/answer(_:session:reusing:)``) need not ask the policy again
 /// while the policy's ``AuthorizationPort/grantGeneration`` stays the same.
 public struct AccessGrant: Sendable, Equatable {
     public var state: AuthorizationState
