@@ -191,6 +191,42 @@ import TestSupport
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
     }
 
+    // MARK: the connection's end
+
+    @Test func aClientThatStopsSendingGetsEveryAnswerThenTheConnectionCloses() throws {
+        let connection = try Connection()
+        try connection.send(Self.get(1), Self.get(2))
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        // The answers wait for their records: the connection stays open for them.
+        #expect(connection.channel.isActive)
+        connection.channel.embeddedEventLoop.run()
+        #expect(try connection.received().map { $0["id"] } == [1, 2])
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test func theIdleTimeoutClosesOnlyAConnectionThatHoldsNothing() throws {
+        let connection = try Connection()
+        try connection.send(Self.get(1))
+        // An answer still waits: not idle.
+        connection.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
+        #expect(connection.channel.isActive)
+        connection.channel.embeddedEventLoop.run()
+        _ = try connection.received()
+        connection.channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test func aLineOverTheLimitIsRefusedAndTheConnectionClosed() throws {
+        let connection = try Connection(audited: false)
+        let padding = String(repeating: " ", count: RPCCodec.maximumLineLength)
+        try connection.send(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"# + padding)
+        let received = try connection.received()
+        #expect(received.count == 1)
+        #expect(received.first?["error"]?["code"] == -32600)
+        #expect(received.first?["id"] == .null)
+        #expect(!connection.channel.isActive)
+    }
+
     // MARK: updates
 
     /// The lines written so far, as (subscription, latitude).
