@@ -32,7 +32,7 @@ import TestSupport
         let batch: AuditBatch?
         let auditPath: String
 
-        init(audited: Bool = true, maxInFlight: Int = 64) throws {
+        init(audited: Bool = true, maxInFlight: Int = 64, batchBytes: Int = 256 * 1024) throws {
             directory = try TemporaryDirectory()
             auditPath = directory.file("audit.jsonl")
             let logger = Logger(label: "test")
@@ -42,7 +42,8 @@ import TestSupport
                 hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 8), logger: logger,
                 fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub), audit: audit)
             let channel = EmbeddedChannel()
-            let batch = audit.map { AuditBatch(eventLoop: channel.embeddedEventLoop, audit: $0) }
+            let batch = audit.map { AuditBatch(eventLoop: channel.embeddedEventLoop, audit: $0, maximumHeldBytes: batchBytes)
+            }
             let handler = ConnectionHandler(
                 dispatcher: dispatcher, auditBatch: batch, maxInFlight: maxInFlight, logger: logger)
             try channel.pipeline.syncOperations.addHandler(handler)
@@ -102,6 +103,24 @@ import TestSupport
         #expect(connection.batch?.releases == 1)
         #expect(try connection.received().map { $0["id"] } == [1, 2])
         #expect(connection.handler.inFlight == 0)
+    }
+
+    /// A record that fills the batch releases it at once, from inside the
+    /// hold: the answer it belongs to must already be queued and go with it,
+    /// not wait (held, its record written) for a release that never comes.
+    @Test func anAnswerWhoseRecordFillsTheBatchLeavesWithIt() throws {
+        let connection = try Connection(batchBytes: 1)
+        try connection.send(Self.get(1))
+        // No pass has ended: the release came from the record itself.
+        #expect(connection.auditRecords == 1)
+        #expect(try connection.received().map { $0["id"] } == [1])
+        #expect(connection.handler.inFlight == 0)
+        try connection.send(Self.get(2), Self.get(3))
+        #expect(connection.auditRecords == 3)
+        #expect(try connection.received().map { $0["id"] } == [2, 3])
+        connection.channel.embeddedEventLoop.run()
+        #expect(connection.batch?.releases == 3)
+        #expect(try connection.received().isEmpty)
     }
 
     @Test func withoutAnAuditLogAnswersGoAtOnceFlushedPerReadBurst() throws {

@@ -8,11 +8,11 @@ import NIOCore
 /// A connection's answer waits in its ``OutboundQueue`` (held for audit)
 /// until the batch is released: at the end of the pass (a job queued on the
 /// loop runs after the pass's reads), or at once when it holds
-/// ``maximumHeldBytes``. Bound to its event loop: only that loop's
+/// ``maximumHeldBytes`` (256 KiB unless told). Bound to its event loop: only that loop's
 /// connections use it.
 final class AuditBatch {
     /// Past this many bytes of records, the batch is released at once.
-    static let maximumHeldBytes = 256 * 1024
+    let maximumHeldBytes: Int
 
     private let eventLoop: any EventLoop
     private let audit: AuditLog
@@ -23,16 +23,19 @@ final class AuditBatch {
     /// Counts releases (tests).
     private(set) var releases: UInt64 = 0
 
-    init(eventLoop: any EventLoop, audit: AuditLog) {
+    init(eventLoop: any EventLoop, audit: AuditLog, maximumHeldBytes: Int = 256 * 1024) {
         self.eventLoop = eventLoop
         self.audit = audit
+        self.maximumHeldBytes = maximumHeldBytes
     }
 
-    /// Holds `record` until the release; then tells `connection` its held answers may go.
+    /// Holds `record` until the release; then tells `connection` its held
+    /// answers may go. The answer must be queued (held) first: the release
+    /// can come at once, from inside this call.
     func hold(_ record: [UInt8], for connection: ConnectionHandler) {
         records.append(record)
         if waiting.last !== connection, !waiting.contains(where: { $0 === connection }) { waiting.append(connection) }
-        if records.bytes.count >= Self.maximumHeldBytes {
+        if records.bytes.count >= maximumHeldBytes {
             release()
         } else if !releaseQueued {
             releaseQueued = true

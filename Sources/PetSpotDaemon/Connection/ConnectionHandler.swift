@@ -164,6 +164,8 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
     /// then reads on; ends a connection whose client stopped sending once
     /// everything is answered.
     private func resume() {
+        // Nothing left unprocessed, no read withheld, no half-close: nothing to do (the common case).
+        guard !unprocessed.isEmpty || readWithheld || inputClosed else { return }
         guard let context, !resuming else { return }
         resuming = true
         defer { resuming = false }
@@ -229,14 +231,22 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
     /// answer is handed to the socket), then runs what it starts.
     private func enqueue(_ reply: Reply) {
         guard let context, context.channel.isActive else { return }
-        if let answer = reply.locationAnswer { lastAnswer = answer }
-        if let line = reply.line(context.channel.allocator) {
-            var held = false
-            if let record = reply.record, let auditBatch {
-                auditBatch.hold(record, for: self)
-                held = true
-            }
-            queue.append(line, isAnswer: true, heldForAudit: held)
+        let line: ByteBuffer?
+        // One look at the body: a location answer is kept for reuse and written in place.
+        switch reply.body {
+        case .location(let answer, let id, let now)?:
+            lastAnswer = answer
+            line = Reply.line(answer, id: id, at: now, context.channel.allocator)
+        case .message(let message)?:
+            line = Reply.line(message, context.channel.allocator)
+        case nil:
+            line = nil
+        }
+        if let line {
+            let record = auditBatch == nil ? nil : reply.record
+            // Queued before the record is held: holding can release the batch at once.
+            queue.append(line, isAnswer: true, heldForAudit: record != nil)
+            if let record, let auditBatch { auditBatch.hold(record, for: self) }
         } else {
             inFlight -= 1
         }
@@ -247,9 +257,8 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
     /// Queues a message the daemon sends on its own (a `location.error`, a
     /// prompt to the agent): it holds no slot, and is never waited for.
     func post(_ message: JSONValue) {
-        guard let context, context.channel.isActive, let line = Reply(message).line(context.channel.allocator) else {
-            return
-        }
+        guard let context, context.channel.isActive else { return }
+        let line = Reply.line(message, context.channel.allocator)
         queue.append(line, isAnswer: false, heldForAudit: false)
         writeOut()
     }
@@ -278,7 +287,7 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
                 wrote = true
                 if next.isAnswer { inFlight -= 1 }
             }
-            while context.channel.isWritable, let update = queue.nextUpdate(context.channel.allocator) {
+            while queue.holdsUpdates, context.channel.isWritable, let update = queue.nextUpdate(context.channel.allocator) {
                 context.write(wrapOutboundOut(update), promise: nil)
                 wrote = true
             }

@@ -20,10 +20,13 @@ struct OutboundQueue {
         var bytes: ByteBuffer
         /// An answer to a line (it holds a request slot), not a message of the daemon's own.
         var isAnswer: Bool
-        var heldForAudit: Bool
     }
 
     private var lines = CircularBuffer<Line>()
+    /// How many lines, from the front, may go: the lines behind the first
+    /// one held for its audit record wait with it. (A count, not a flag per
+    /// line: releasing is then O(1), and nothing walks or copies the queue.)
+    private var ready = 0
     /// Newest undelivered update per subscription, with its line's size when held.
     private var updates: [Int: (notification: UpdateNotification, bytes: Int)] = [:]
 
@@ -34,20 +37,29 @@ struct OutboundQueue {
     /// Whether nothing waits to be written.
     var isEmpty: Bool { lines.isEmpty && updates.isEmpty }
 
+    /// Whether a line may go now (``nextLine()`` answers one).
+    var hasReadyLine: Bool { ready > 0 }
+
+    /// Whether an update is held (``nextUpdate(_:)`` may answer one).
+    var holdsUpdates: Bool { !updates.isEmpty }
+
+    /// Queues `bytes`; `heldForAudit`: it (and every line after it) waits
+    /// for ``releaseHeld()``.
     mutating func append(_ bytes: ByteBuffer, isAnswer: Bool, heldForAudit: Bool) {
-        lines.append(Line(bytes: bytes, isAnswer: isAnswer, heldForAudit: heldForAudit))
+        let allReady = ready == lines.count
+        lines.append(Line(bytes: bytes, isAnswer: isAnswer))
+        if allReady, !heldForAudit { ready += 1 }
     }
 
-    /// The audit records of every held line are written.
-    mutating func releaseHeld() {
-        for index in lines.indices where lines[index].heldForAudit { lines[index].heldForAudit = false }
-    }
+    /// The audit records of every held line are written: every line queued may go.
+    mutating func releaseHeld() { ready = lines.count }
 
     /// The next line ready to go (not held for its audit record), and
     /// whether it answers a line; `nil` when none is.
     mutating func nextLine() -> (bytes: ByteBuffer, isAnswer: Bool)? {
-        guard let first = lines.first, !first.heldForAudit else { return nil }
-        lines.removeFirst()
+        guard ready > 0 else { return nil }
+        ready -= 1
+        let first = lines.removeFirst()
         return (first.bytes, first.isAnswer)
     }
 
@@ -82,6 +94,7 @@ struct OutboundQueue {
     mutating func discardAll() {
         for subscription in Array(updates.keys) { release(subscription) }
         lines.removeAll()
+        ready = 0
     }
 
     @discardableResult

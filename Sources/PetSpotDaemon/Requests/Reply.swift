@@ -62,19 +62,28 @@ public struct Reply: Sendable {
     /// The line, newline included, from `allocator`.
     public func line(_ allocator: ByteBufferAllocator) -> ByteBuffer? {
         switch body {
-        case nil:
-            return nil
-        case .message(let message):
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(320)
-            message.write(utf8: &bytes)
-            bytes.append(UInt8(ascii: "\n"))
-            return allocator.buffer(bytes: bytes)
-        case .location(let answer, let id, let now):
-            var buffer = allocator.buffer(capacity: answer.typicalLineLength)
-            answer.write(id: id, at: now) { buffer.writeBytes($0) }
-            return buffer
+        case nil: nil
+        case .message(let message): Self.line(message, allocator)
+        case .location(let answer, let id, let now): Self.line(answer, id: id, at: now, allocator)
         }
+    }
+
+    /// `message`'s line, newline included.
+    static func line(_ message: JSONValue, _ allocator: ByteBufferAllocator) -> ByteBuffer {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320)
+        message.write(utf8: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return allocator.buffer(bytes: bytes)
+    }
+
+    /// A `location.get` answer's line: `answer` spliced with `id` and its age at `now`.
+    static func line(
+        _ answer: GetAnswer, id: JSONValue, at now: ContinuousClock.Instant, _ allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: answer.typicalLineLength)
+        answer.write(id: id, at: now) { buffer.writeBytes($0) }
+        return buffer
     }
 
     /// The line as text (tests, the fuzz target).
