@@ -336,7 +336,8 @@ let package = Package(
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
                 "PetSpotFixHub", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
-                "DaemonTestSupport", logging, .product(name: "InMemoryLogging", package: "swift-log"),
+                "DaemonTestSupport", "PetSpotDaemonApp", logging,
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -74,7 +74,7 @@ public struct LocationDaemon: Sendable {
         let policy = self.policy
         let fanOut = WatchFanOut(
             group: MultiThreadedEventLoopGroup.singleton,
-            authorizationChanges: { await policy.authorizationChanges() }, hub: source.hub)
+            authorizationChanges: { policy.authorizationChanges() }, hub: source.hub)
         let dispatcher = Dispatcher(
             hub: source.hub, policy: policy, registry: registry, logger: logger, fanOut: fanOut, audit: audit,
             station: station)

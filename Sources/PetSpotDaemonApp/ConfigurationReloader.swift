@@ -6,9 +6,15 @@ import Musl
 import Logging
 import PetSpotConfiguration
 import PetSpotDaemon
+import PetSpotLocation
 import PetSpotPolicy
 
 /// Re-reads the configuration file on SIGHUP and puts its `[policy]` in force.
+///
+/// The reload's diff lives here, not in the engine: what changed in the
+/// policy, and every client seen lately whose status or accuracy moved,
+/// judged with the engine's synchronous grant before and after
+/// (``putInForce(_:engine:audit:)``), is recorded in the audit log.
 ///
 /// A file that fails to load or validate leaves the running configuration
 /// untouched, and the log says why. Changes outside `[policy]` (socket,
@@ -19,13 +25,16 @@ struct ConfigurationReloader: Sendable {
     let path: String
     /// The engine whose policy is swapped.
     let engine: PolicyEngine
+    /// Where the reload's changes are recorded.
+    let audit: AuditLog?
     private let logger: Logger
     private let current: Current
 
     /// Creates a reloader of `path` into `engine`, starting from `running`.
-    init(path: String, running: DaemonConfiguration, engine: PolicyEngine, logger: Logger) {
+    init(path: String, running: DaemonConfiguration, engine: PolicyEngine, audit: AuditLog?, logger: Logger) {
         self.path = path
         self.engine = engine
+        self.audit = audit
         self.logger = logger
         self.current = Current(running)
     }
@@ -52,12 +61,70 @@ struct ConfigurationReloader: Sendable {
         for warning in configuration.warnings(daemonRunsAsRoot: geteuid() == 0) {
             logger.warning("configuration: \(warning)")
         }
-        await engine.update(policy: configuration.policy)
+        await Self.putInForce(configuration.policy, engine: engine, audit: audit)
         await current.set(configuration)
         logger.notice(
             "configuration reloaded",
             metadata: ["config": "\(path)", "rules": "\(configuration.policy.rules.count)"])
         return true
+    }
+
+    /// Puts `policy` in force in `engine` and audits the reload: what
+    /// changed in the policy (`policy.reloaded`), and each client seen lately
+    /// whose status or accuracy it moved (`policy.statusChanged`). Nothing is
+    /// recorded when the policy is the same.
+    ///
+    /// The statuses are the engine's grants just before and just after the
+    /// swap; a decision taken between the two reads would be counted as the
+    /// reload's.
+    static func putInForce(_ policy: Policy, engine: PolicyEngine, audit: AuditLog?) async {
+        let clients = engine.recentClients
+        let before = clients.map { engine.grant(for: $0, connection: ConnectionID(0)).state }
+        let previous = await engine.update(policy: policy)
+        guard previous != policy, let audit else { return }
+        audit.record(
+            AuditRecord(
+                method: AuditEvent.policyReloaded.rawValue, client: ClientIdentity.daemonProcess,
+                reason: changes(from: previous, to: policy)))
+        for (client, old) in zip(clients, before) {
+            let new = engine.grant(for: client, connection: ConnectionID(0)).state
+            guard new.status != old.status || new.accuracy != old.accuracy else { continue }
+            audit.record(
+                AuditRecord(
+                    method: AuditEvent.policyStatusChanged.rawValue, client: client, status: new.status,
+                    accuracy: new.accuracy,
+                    decidedBy: new.decidedBy.rawValue,
+                    reason: "was \(old.status.rawValue)\(old.accuracy.map { " (\($0.rawValue))" } ?? "")"))
+        }
+    }
+
+    /// What changed from `previous` to `policy`, for the `policy.reloaded` record.
+    static func changes(from previous: Policy, to policy: Policy) -> String {
+        var changes: [String] = []
+        if previous.defaultStatus != policy.defaultStatus {
+            changes.append("default \(previous.defaultStatus.rawValue) → \(policy.defaultStatus.rawValue)")
+        }
+        if previous.prompt != policy.prompt {
+            changes.append("prompt \(previous.prompt.rawValue) → \(policy.prompt.rawValue)")
+        }
+        let count = max(previous.rules.count, policy.rules.count)
+        let changedRules = (0..<count).filter { index in
+            (index < previous.rules.count ? previous.rules[index] : nil)
+                != (index < policy.rules.count ? policy.rules[index] : nil)
+        }
+        if !changedRules.isEmpty {
+            changes.append(
+                "rules \(previous.rules.count) → \(policy.rules.count), changed at \(changedRules.map(String.init).joined(separator: ","))"
+            )
+        }
+        if previous.agent != policy.agent || previous.admin != policy.admin { changes.append("agent/admin principals") }
+        if previous.reducedAccuracyMeters != policy.reducedAccuracyMeters
+            || previous.reducedUpdateInterval != policy.reducedUpdateInterval
+            || previous.promptTimeout != policy.promptTimeout
+        {
+            changes.append("reduced accuracy or prompt timeout")
+        }
+        return changes.isEmpty ? "policy changed" : changes.joined(separator: "; ")
     }
 
     /// The configuration last put in force.

@@ -40,7 +40,7 @@ extension LocationDaemon {
         var onReload: (@Sendable () async -> Bool)?
         if let configurationPath {
             let reloader = ConfigurationReloader(
-                path: configurationPath, running: configuration, engine: engine, logger: logger)
+                path: configurationPath, running: configuration, engine: engine, audit: audit, logger: logger)
             onReload = { await reloader.reload() }
         }
         self.init(

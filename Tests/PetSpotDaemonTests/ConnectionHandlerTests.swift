@@ -53,10 +53,6 @@ import TestSupport
             self.handler = handler
             let session = ClientSession(
                 id: ConnectionID(1), identity: ClientIdentity(uid: 1000, gid: 1000, pid: 20, user: "alice"))
-            session.keep(
-                AccessGrant(
-                    state: AuthorizationState(status: .authorized, accuracy: .full, decidedBy: .default),
-                    presentation: .full, generation: 0))
             handler.attach(session)
         }
 

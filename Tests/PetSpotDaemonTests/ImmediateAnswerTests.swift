@@ -8,11 +8,14 @@ import PetSpotLocation
 import PetSpotPolicy
 import PetSpotProtocol
 import PetSpotStaticSource
+import Synchronization
 import Testing
 import TestSupport
 
 /// `location.get` answered at once on the event loop gives exactly what the
-/// full path gives, and only while the decision it relies on still holds.
+/// full path gives, judged by the policy's synchronous grant for every
+/// request: from a client's first request on, and a change (reload, reset,
+/// decision) is seen by the very next one.
 @Suite struct ImmediateAnswerTests {
     static let alice = ClientIdentity(uid: 1000, gid: 1000, pid: 20, user: "alice", groups: ["alice"])
     static let root = ClientIdentity(uid: 0, gid: 0, pid: 10, user: "root", groups: ["root"])
@@ -25,13 +28,16 @@ import TestSupport
         let session: ClientSession
         let auditPath: String
 
-        init(policy: Policy, hub: FixHub = StaticFixProducer(position: position).makeHub()) throws {
+        init(
+            policy: Policy, hub: FixHub = StaticFixProducer(position: position).makeHub(),
+            port: (any AccessPolicy)? = nil
+        ) throws {
             directory = try TemporaryDirectory()
             auditPath = directory.file("audit.jsonl")
             let logger = Logger(label: "test")
             engine = PolicyEngine(policy: policy, stateDirectory: directory.path, logger: logger)
             dispatcher = Dispatcher(
-                hub: hub, policy: engine, registry: ClientRegistry(capacity: 8), logger: logger,
+                hub: hub, policy: port ?? engine, registry: ClientRegistry(capacity: 8), logger: logger,
                 fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub),
                 audit: AuditLog(path: auditPath, maxBytes: 1 << 20, logger: logger))
             session = ClientSession(id: ConnectionID(1), identity: alice)
@@ -46,6 +52,12 @@ import TestSupport
             case .other(let inbound): reply = await dispatcher.handle(inbound, session: session)
             }
             return try? written(reply)
+        }
+
+        /// The answer to `line` as a connection gets it (``Dispatcher/answer(_:session:reusing:)``:
+        /// at once when it can be), parsed, its audit record written first.
+        func next(_ line: String) async -> JSONValue? {
+            try? written(await dispatcher.reply(to: Array(line.utf8), session: session))
         }
 
         /// The answer given at once to `line`, parsed, its audit record
@@ -73,12 +85,12 @@ import TestSupport
 
     static let get = #"{"jsonrpc":"2.0","id":7,"method":"location.get"}"#
 
-    @Test func declinesUntilTheFullPathHasDecidedThenAnswersAsItDoes() async throws {
+    @Test func answersTheFirstRequestAtOnceAsTheFullPathDoes() async throws {
         let setup = try Setup(policy: Policy(defaultStatus: .authorized))
         defer { setup.directory.remove() }
-        #expect(try setup.atOnce(Self.get) == nil)  // no decision kept yet
-        let full = try #require(await setup.handle(Self.get))
+        // Nothing decided or kept beforehand: the grant is judged for this request.
         let quick = try #require(try setup.atOnce(Self.get))
+        let full = try #require(await setup.handle(Self.get))
         // Same shape; the static fix is stamped at each answer, so compare without the timestamp.
         func withoutTime(_ value: JSONValue) -> JSONValue {
             guard case .object(var members) = value, case .object(var fix)? = members["result"] else { return value }
@@ -96,7 +108,7 @@ import TestSupport
         #expect(lines.allSatisfy { $0.contains(#""source":"static""#) && !$0.contains("52.2297") })
     }
 
-    @Test func aResetEndsTheKeptDecisionAtOnce() async throws {
+    @Test func aResetIsSeenByTheVeryNextRequest() async throws {
         let setup = try Setup(policy: Policy(prompt: .allow, admin: PrincipalSet(users: ["root"])))
         defer { setup.directory.remove() }
         _ = try await setup.engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .full)
@@ -109,7 +121,7 @@ import TestSupport
         #expect(refused["error"]?["code"] == .number(-32001))
     }
 
-    @Test func anotherConnectionLeavingKeepsTheDecision() async throws {
+    @Test func anotherConnectionLeavingChangesNothing() async throws {
         let setup = try Setup(policy: Policy(defaultStatus: .authorized))
         defer { setup.directory.remove() }
         _ = try #require(await setup.handle(Self.get))
@@ -117,7 +129,7 @@ import TestSupport
         #expect(try setup.atOnce(Self.get) != nil)
     }
 
-    @Test func aReloadEndsTheKeptDecisionAtOnce() async throws {
+    @Test func aReloadIsSeenByTheVeryNextRequest() async throws {
         let setup = try Setup(policy: Policy(defaultStatus: .authorized))
         defer { setup.directory.remove() }
         _ = try #require(await setup.handle(Self.get))
@@ -126,6 +138,45 @@ import TestSupport
         await setup.engine.update(policy: Policy(defaultStatus: .denied))
         #expect(try setup.atOnce(Self.get) == nil)
         #expect(try #require(await setup.handle(Self.get))["error"]?["code"] == .number(-32002))
+    }
+
+    /// On an open connection (its session, through ``Dispatcher/answer(_:session:reusing:)``
+    /// as the connection handler calls it): each change is seen by the next `location.get`.
+    @Test func aDecisionAReloadAndAResetAreSeenByTheNextGetOnAnOpenConnection() async throws {
+        let setup = try Setup(policy: Policy(prompt: .allow, admin: PrincipalSet(users: ["root"])))
+        defer { setup.directory.remove() }
+        #expect(try #require(await setup.next(Self.get))["error"]?["code"] == .number(-32001))
+        // A decision (another request of the same connection).
+        _ = try await setup.engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .full)
+        #expect(try setup.atOnce(Self.get) != nil)
+        #expect(try #require(await setup.next(Self.get))["result"]?["accuracy"] == "full")
+        // A reload that reduces her.
+        await setup.engine.update(
+            policy: Policy(
+                prompt: .allow, admin: PrincipalSet(users: ["root"]),
+                rules: [PolicyRule(user: "alice", status: .authorized, accuracy: .reduced)]))
+        #expect(try #require(await setup.next(Self.get))["result"]?["accuracy"] == "reduced")
+        // A reload back, then a reset.
+        await setup.engine.update(policy: Policy(prompt: .allow, admin: PrincipalSet(users: ["root"])))
+        #expect(try #require(await setup.next(Self.get))["result"]?["accuracy"] == "full")
+        try await setup.engine.reset(uid: Self.alice.uid, by: Self.root)
+        #expect(try #require(await setup.next(Self.get))["error"]?["code"] == .number(-32001))
+    }
+
+    /// The port keeps nothing beside the grant (no generation, no kept
+    /// grant): a policy whose answer changes between two requests is asked
+    /// once per request, and the second request gets the second answer.
+    @Test func everyGetAsksThePortOnceAndSeesItsAnswerNow() async throws {
+        let port = SwitchablePolicy()
+        let setup = try Setup(policy: Policy(), port: port)
+        defer { setup.directory.remove() }
+        #expect(try setup.atOnce(Self.get) != nil)
+        #expect(port.grants == 1)
+        port.status = .denied
+        #expect(try setup.atOnce(Self.get) == nil)
+        #expect(try #require(await setup.handle(Self.get))["error"]?["code"] == .number(-32002))
+        port.status = .authorized
+        #expect(try #require(await setup.next(Self.get))["result"] != nil)
     }
 
     @Test func reducedAccuracyIsShownAsTheFullPathShowsIt() async throws {
@@ -174,4 +225,49 @@ import TestSupport
         // Older than maxAge: the full path decides (it waits for a newer fix).
         #expect(try setup.atOnce(#"{"jsonrpc":"2.0","id":2,"method":"location.get","params":{"maxAge":1}}"#) == nil)
     }
+}
+
+/// A policy whose answer a test switches: it implements the whole
+/// authorization port (grant, request, reset, connection closed, changes,
+/// decisions' status) and the prompt-agent port, and nothing more.
+final class SwitchablePolicy: AccessPolicy {
+    private let state = Mutex((status: AuthorizationStatus.authorized, grants: 0))
+
+    /// What every grant answers now.
+    var status: AuthorizationStatus {
+        get { state.withLock { $0.status } }
+        set { state.withLock { $0.status = newValue } }
+    }
+
+    /// Grants asked for so far.
+    var grants: Int { state.withLock { $0.grants } }
+
+    func grant(for client: ClientIdentity, connection: ConnectionID) -> AccessGrant {
+        let status = state.withLock { state in
+            state.grants += 1
+            return state.status
+        }
+        let authorized = status == .authorized
+        return AccessGrant(
+            state: AuthorizationState(
+                status: status, accuracy: authorized ? .full : nil, decidedBy: .default, client: client),
+            presentation: authorized ? .full : nil)
+    }
+
+    func request(
+        for client: ClientIdentity, connection: ConnectionID, accuracy: AccuracyAuthorization
+    ) async throws(LocationError) -> AuthorizationState {
+        grant(for: client, connection: connection).state
+    }
+
+    func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) { throw .forbidden }
+    func connectionClosed(_ connection: ConnectionID) async {}
+    func authorizationChanges() -> AsyncStream<Void> { AsyncStream { _ in } }
+    func decisionsStatus() -> JSONValue? { nil }
+
+    func registerAgent(
+        _ client: ClientIdentity, connection: ConnectionID, send: @escaping MessageSink
+    ) async throws(LocationError) { throw .forbidden }
+    func received(_ response: RPCResponse, connection: ConnectionID) async {}
+    func mayBePromptAgent(_ client: ClientIdentity) async -> Bool { false }
 }

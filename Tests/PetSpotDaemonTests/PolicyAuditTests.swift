@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import PetSpotDaemon
+@testable import PetSpotDaemonApp
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
@@ -26,14 +27,20 @@ import TestSupport
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
+    /// The reload's diff lives with the reloader (``ConfigurationReloader/putInForce(_:engine:audit:)``),
+    /// which judges the recent clients with the engine's grant before and after.
     @Test func item24_aReloadRecordsWhatChangedAndWhoseStatusMoved() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (engine, path) = Self.engine(
-            Policy(defaultStatus: .denied, rules: [PolicyRule(user: "alice", status: .authorized)]), directory)
-        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .authorized)
-        await engine.update(
-            policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]))
+        let path = directory.file("audit.jsonl")
+        let audit = AuditLog(path: path, maxBytes: 1 << 20, logger: Logger(label: "test"))
+        let engine = PolicyEngine(
+            policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "alice", status: .authorized)]),
+            stateDirectory: directory.path, audit: audit, logger: Logger(label: "test"))
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status == .authorized)
+        await ConfigurationReloader.putInForce(
+            Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]), engine: engine,
+            audit: audit)
         let lines = Self.lines(path)
         let reloaded = try #require(lines.first { $0.contains(#""method":"policy.reloaded""#) })
         #expect(reloaded.contains("changed at 0"))
@@ -41,9 +48,11 @@ import TestSupport
         #expect(moved.contains(#""uid":1000"#) && moved.contains(#""status":"denied""#))
         #expect(moved.contains("was authorized"))
         // The same policy again changes nothing, and records nothing.
-        await engine.update(
-            policy: Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]))
+        await ConfigurationReloader.putInForce(
+            Policy(defaultStatus: .denied, rules: [PolicyRule(user: "bob", status: .authorized)]), engine: engine,
+            audit: audit)
         #expect(Self.lines(path).count == lines.count)
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status == .denied)
     }
 
     @Test func item24_agentRegistrationReplacementAndAllowOnceEndAreRecorded() async throws {

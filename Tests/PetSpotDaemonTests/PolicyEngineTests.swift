@@ -41,7 +41,7 @@ struct FakeAgent {
         let state = try await engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .reduced)
         #expect(state.status == .authorized && state.accuracy == .reduced && state.decidedBy == .decision)
         let again = Self.engine(Policy(prompt: .deny), directory)
-        #expect(await again.status(for: Self.alice, connection: ConnectionID(2)).accuracy == .reduced)
+        #expect(again.grant(for: Self.alice, connection: ConnectionID(2)).state.accuracy == .reduced)
         #expect(try await again.request(for: Self.root, connection: ConnectionID(3), accuracy: .full).status == .denied)
     }
 
@@ -54,7 +54,7 @@ struct FakeAgent {
             try await engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .full)
         }
         #expect(ContinuousClock.now - started < .seconds(20), "not at once: as if it waited for the 30 s limit")
-        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .notDetermined)
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status == .notDetermined)
     }
 
     @Test func aSilentAgentTimesOutAndTheClientStaysNotDetermined() async throws {
@@ -69,7 +69,7 @@ struct FakeAgent {
         }
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(20), "far below the 30 s default")
-        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .notDetermined)
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status == .notDetermined)
     }
 
     @Test(arguments: [
@@ -95,14 +95,14 @@ struct FakeAgent {
         #expect(decided.status == expected)
         if expected == .authorized { #expect(decided.accuracy == .reduced) }
         #expect(
-            await engine.status(for: Self.alice, connection: ConnectionID(2)).status
+            engine.grant(for: Self.alice, connection: ConnectionID(2)).state.status
                 == (once ? .notDetermined : expected))
-        // Only the end of an allow-once grant voids the grants connections keep.
-        let generation = engine.grantGeneration
+        // The decision holds on the deciding connection until it closes;
+        // only the end of an allow-once grant changes it then.
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status == expected)
         await engine.connectionClosed(ConnectionID(1))
-        #expect((engine.grantGeneration != generation) == once)
         #expect(
-            await engine.status(for: Self.alice, connection: ConnectionID(1)).status
+            engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status
                 == (once ? .notDetermined : expected))
     }
 
@@ -139,7 +139,7 @@ struct FakeAgent {
         _ = try await engine.request(for: Self.alice, connection: ConnectionID(2), accuracy: .full)
         await #expect(throws: LocationError.forbidden) { try await engine.reset(uid: 1000, by: Self.alice) }
         try await engine.reset(uid: 1000, by: Self.root)
-        #expect(await engine.status(for: Self.alice, connection: ConnectionID(2)).status == .notDetermined)
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(2)).state.status == .notDetermined)
         // A reload that drops the agent's group drops the agent.
         await engine.update(policy: Policy(prompt: .agent))
         #expect(await !engine.hasAgent)
@@ -166,23 +166,23 @@ struct FakeAgent {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let engine = Self.engine(Policy(prompt: .allow), directory)
-        var changes = await engine.authorizationChanges().makeAsyncIterator()
+        var changes = engine.authorizationChanges().makeAsyncIterator()
         _ = try await engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .full)
         try await engine.reset(uid: 1000, by: Self.root)
         #expect(await changes.next() != nil)
-        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .notDetermined)
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status == .notDetermined)
         await engine.update(policy: Policy(defaultStatus: .denied))
         #expect(await changes.next() != nil)
-        #expect(await engine.status(for: Self.alice, connection: ConnectionID(1)).status == .denied)
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status == .denied)
     }
 
     @Test func endedWatchersAreForgottenAtOnce() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let engine = Self.engine(Policy(prompt: .allow), directory)
-        var live = await engine.authorizationChanges().makeAsyncIterator()
+        var live = engine.authorizationChanges().makeAsyncIterator()
         // Streams dropped at once, as ended watchers drop theirs.
-        for _ in 0..<200 { _ = await engine.authorizationChanges() }
+        for _ in 0..<200 { _ = engine.authorizationChanges() }
         #expect(engine.authorizationObserverCount == 1)
         try await engine.reset(uid: 1000, by: Self.root)
         #expect(await live.next() != nil)
@@ -191,12 +191,15 @@ struct FakeAgent {
     @Test func reducedAccuracyFollowsTheConfiguredGrid() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let engine = Self.engine(Policy(reducedAccuracyMeters: 5000), directory)
+        let engine = Self.engine(Policy(prompt: .allow, reducedAccuracyMeters: 5000), directory)
         let fix = LocationFix(
             coordinate: Coordinate(latitude: 52.2301, longitude: 21.0101), horizontalAccuracy: 5, mode: .twoD,
             source: .simulated)
-        let reduced = await engine.presentation(for: .reduced).apply(fix)
+        let reduced = engine.presentation(for: .reduced).apply(fix)
         #expect(reduced == ReducedAccuracy.reduce(fix, cellMeters: 5000))
-        #expect(await engine.presentation(for: .full).apply(fix) == fix)
+        #expect(engine.presentation(for: .full).apply(fix) == fix)
+        // The grant carries the same presentation: the grid of the policy in force.
+        _ = try await engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .reduced)
+        #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).presentation?.apply(fix) == reduced)
     }
 }

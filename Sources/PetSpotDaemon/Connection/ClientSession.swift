@@ -3,7 +3,7 @@ import PetSpotLocation
 import Synchronization
 
 /// Who a connection is and what it holds beyond its requests: its
-/// subscriptions, its kept grant, its agent role. Requests in flight and
+/// subscriptions, its agent role. Requests in flight and
 /// everything written belong to the connection's handler
 /// (``ConnectionHandler``), on its event loop.
 ///
@@ -35,8 +35,6 @@ public final class ClientSession: Sendable {
         var subscriptions: [Int: (@Sendable () -> Void)?] = [:]
         var isAgent = false
         var closed = false
-        /// The newest kept grant (``keep(_:)``).
-        var keptGrant: AccessGrant?
     }
 
     public init(
@@ -105,16 +103,4 @@ public final class ClientSession: Sendable {
 
     /// Subscriptions open now.
     public var subscriptionCount: Int { state.withLock { $0.subscriptions.count } }
-
-    /// Keeps `grant` for answers given at once, when it can be kept.
-    public func keep(_ grant: AccessGrant) {
-        guard grant.generation != nil else { return }
-        state.withLock { $0.keptGrant = grant }
-    }
-
-    /// The kept grant, when it was decided under `generation` (still valid).
-    public func grant(valid generation: UInt64?) -> AccessGrant? {
-        guard let generation else { return nil }
-        return state.withLock { $0.keptGrant?.generation == generation ? $0.keptGrant : nil }
-    }
 }

@@ -1,28 +1,18 @@
 import Synchronization
 
-/// What moves whenever an authorization may have changed: the generation
-/// number that kept grants are checked against (``AuthorizationPort/grantGeneration``)
-/// and the watchers to wake so they re-check.
+/// The watchers to wake whenever an authorization may have changed, so
+/// they re-check (``AuthorizationPort/authorizationChanges()``).
 ///
-/// Locks rather than an actor: the generation is read on every request's
-/// event loop, and an ended watcher's stream removes itself at once (its
-/// termination handler is synchronous), so no wake-up is spent pruning it.
+/// A lock rather than an actor: an ended watcher's stream removes itself at
+/// once (its termination handler is synchronous), so no wake-up is spent
+/// pruning it.
 final class AuthorizationChanges: Sendable {
-    private let generation = Mutex<UInt64>(0)
     private let observers = Mutex<Observers>(Observers())
 
     private struct Observers {
         var nextID: UInt64 = 0
         var byID: [UInt64: AsyncStream<Void>.Continuation] = [:]
     }
-
-    /// The generation now.
-    var current: UInt64 { generation.withLock { $0 } }
-
-    /// Moves the generation on: call it *before* any change of what a
-    /// status can answer, so a grant decided under the old number is not
-    /// kept past the change.
-    func advance() { generation.withLock { $0 &+= 1 } }
 
     /// A stream that yields (newest-only) after each ``notify()``; it leaves
     /// the observers when its consumer ends.
@@ -39,7 +29,8 @@ final class AuthorizationChanges: Sendable {
         return stream
     }
 
-    /// Wakes every subscriber to re-check its authorization.
+    /// Wakes every subscriber to re-check its authorization: call it
+    /// *after* the change, so a re-check sees it.
     func notify() {
         let continuations = observers.withLock { Array($0.byID.values) }
         for continuation in continuations { continuation.yield(()) }

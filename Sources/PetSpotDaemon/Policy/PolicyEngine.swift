@@ -9,27 +9,66 @@ import PetSpotJSON
 import PetSpotLocation
 import PetSpotPolicy
 import PetSpotProtocol
+import Synchronization
 
 /// The daemon's ``AccessPolicy``: the configured ``Policy`` (swapped on
 /// reload), decisions remembered per uid in the state directory
-/// (``DecisionStore``), and allow-once grants per connection. Questions to
-/// the prompt agent go through its ``PromptAgentDesk``; every change moves
-/// ``AuthorizationChanges`` on (kept grants, watchers' re-checks).
+/// (``DecisionStore``), allow-once grants per connection and the clients
+/// seen lately, all in one store behind one `Mutex`. A grant is judged from
+/// it synchronously (``grant(for:connection:)``: the rules and one lookup;
+/// nothing waits under the lock), so a change is seen by the very next
+/// request. Questions to the prompt agent go through its
+/// ``PromptAgentDesk`` (the actor: prompts wait under exclusion); reloads
+/// and resets wake the watchers (``AuthorizationChanges``) once the store
+/// has changed.
 ///
-/// A reload that no longer lists the agent's user or groups drops the agent.
-public actor PolicyEngine: AccessPolicy {
-    /// The policy in force.
-    public private(set) var policy: Policy { willSet { changes.advance() } }
-    private var store: DecisionStore { willSet { changes.advance() } }
-    private var allowOnce: [ConnectionID: (uid: UInt32, decision: RememberedDecision)] = [:] {
-        willSet { changes.advance() }
+/// What a reload changed for whom is recorded by the reloader, which reads
+/// grants before and after ``update(policy:)``. A reload that no longer
+/// lists the agent's user or groups drops the agent.
+public final class PolicyEngine: AccessPolicy {
+    /// Everything a grant is judged from.
+    private struct Store {
+        var policy: Policy
+        var decisions: DecisionStore
+        var allowOnce: [ConnectionID: (uid: UInt32, decision: RememberedDecision)] = [:]
+        /// Clients seen lately, by uid (bounded): whose statuses a reload may move.
+        var recentClients: [UInt32: ClientIdentity] = [:]
+
+        mutating func grant(for client: ClientIdentity, connection: ConnectionID) -> AccessGrant {
+            let state = status(for: client, connection: connection)
+            let presentation = state.status == .authorized ? presentation(for: state.accuracy ?? .full) : nil
+            return AccessGrant(state: state, presentation: presentation)
+        }
+
+        mutating func status(for client: ClientIdentity, connection: ConnectionID) -> AuthorizationState {
+            noteSeen(client)
+            let remembered = allowOnce[connection]?.decision ?? decisions.decision(for: client.uid)
+            return policy.resolve(for: client, remembered: remembered)
+        }
+
+        func presentation(for accuracy: AccuracyAuthorization) -> FixPresentation {
+            accuracy == .reduced
+                ? .reduced(cellMeters: policy.reducedAccuracyMeters, updateInterval: policy.reducedUpdateInterval)
+                : .full
+        }
+
+        private mutating func noteSeen(_ client: ClientIdentity) {
+            guard recentClients[client.uid] == nil else { return }
+            if recentClients.count >= PolicyEngine.recentClientLimit, let any = recentClients.keys.first {
+                recentClients[any] = nil
+            }
+            recentClients[client.uid] = client
+        }
     }
-    /// The generation and the watchers waiting for changes.
-    private nonisolated let changes = AuthorizationChanges()
+
+    private let store: Mutex<Store>
+    /// The watchers waiting for changes.
+    private let changes = AuthorizationChanges()
     /// The prompt-agent protocol.
     private let agents: PromptAgentDesk
     private let audit: AuditLog?
     private let logger: Logger
+    static let recentClientLimit = 1024
 
     /// Creates the engine.
     /// - Parameters:
@@ -37,12 +76,12 @@ public actor PolicyEngine: AccessPolicy {
     ///   - stateDirectory: `daemon.state_dir`, where `decisions.json` lives.
     ///   - audit: where authorization changes are recorded.
     public init(policy: Policy, stateDirectory: String, audit: AuditLog? = nil, logger: Logger) {
-        self.policy = policy
-        self.store = DecisionStore(stateDirectory: stateDirectory, logger: logger)
+        let decisions = DecisionStore(stateDirectory: stateDirectory, logger: logger)
+        self.store = Mutex(Store(policy: policy, decisions: decisions))
         self.audit = audit
         self.logger = logger
         self.agents = PromptAgentDesk(audit: audit, logger: logger)
-        if let quarantine = store.quarantine { audit?.record(Self.quarantineRecord(quarantine)) }
+        if let quarantine = decisions.quarantine { audit?.record(Self.quarantineRecord(quarantine)) }
     }
 
     private static func quarantineRecord(_ quarantine: DecisionStore.Quarantine) -> AuditRecord {
@@ -52,12 +91,18 @@ public actor PolicyEngine: AccessPolicy {
             reason: "\(quarantine.reason); moved to \(quarantine.movedTo ?? "(could not be moved)")")
     }
 
+    /// The policy in force.
+    public var policy: Policy { store.withLock { $0.policy } }
+
+    /// Clients seen lately (at most 1024, one per uid): whose statuses a
+    /// reload may move.
+    public var recentClients: [ClientIdentity] { store.withLock { Array($0.recentClients.values) } }
+
     /// The remembered decisions' state for `daemon.status`: `{"state": "ok",
     /// "count"}` or `{"state": "quarantined", "reason", "movedTo"?, "since"}`.
     public func decisionsStatus() -> JSONValue? {
-        guard let quarantine = store.quarantine else {
-            return ["state": "ok", "count": .number(Double(store.decisions.count))]
-        }
+        let (quarantine, count) = store.withLock { ($0.decisions.quarantine, $0.decisions.decisions.count) }
+        guard let quarantine else { return ["state": "ok", "count": .number(Double(count))] }
         var status: [String: JSONValue] = [
             "state": "quarantined", "reason": .string(quarantine.reason), "since": .string(quarantine.since.iso8601),
         ]
@@ -66,89 +111,42 @@ public actor PolicyEngine: AccessPolicy {
     }
 
     /// Puts a new policy in force (SIGHUP reload). Existing connections are
-    /// judged by it from their next call or watch update on.
-    public func update(policy: Policy) async {
-        let previous = self.policy
-        // What each client seen lately was granted, before and after (audited below).
-        let before = recentClients.values.map { ($0, status(for: $0, connection: ConnectionID(0))) }
-        self.policy = policy
-        // A reload is how an administrator ends a quarantine (a good file put in place).
-        if let quarantine = store.quarantine {
-            store.reload()
-            if store.quarantine == nil {
+    /// judged by it from their next request or watch update on; watchers are
+    /// woken once it is in force.
+    /// - Returns: the policy it replaced.
+    @discardableResult
+    public func update(policy: Policy) async -> Policy {
+        let (previous, quarantined) = store.withLock { store in
+            defer { store.policy = policy }
+            return (store.policy, store.decisions.quarantine == nil ? nil : store.decisions)
+        }
+        // A reload is how an administrator ends a quarantine (a good file put
+        // in place). The file is read outside the lock; while quarantined
+        // nothing is remembered or forgotten, so the copy is still current.
+        if var decisions = quarantined, let quarantine = decisions.quarantine {
+            decisions.reload()
+            let installed = store.withLock { store in
+                guard store.decisions.quarantine == quarantine else { return false }
+                store.decisions = decisions
+                return true
+            }
+            if installed, decisions.quarantine == nil {
                 audit?.record(
                     AuditRecord(
                         method: AuditEvent.decisionsRestored.rawValue,
                         client: ClientIdentity.daemonProcess,
                         reason:
-                            "quarantined since \(quarantine.since.iso8601); \(store.decisions.count) decisions in force"
+                            "quarantined since \(quarantine.since.iso8601); \(decisions.decisions.count) decisions in force"
                     ))
-            } else if let again = store.quarantine, again.movedTo != nil {
+            } else if installed, let again = decisions.quarantine, again.movedTo != nil {
                 audit?.record(Self.quarantineRecord(again))
             }
         }
-        recordPolicyChange(from: previous, clientsBefore: before)
-        // Watchers re-check at once; the agent's check follows (its desk is another actor).
+        // Watchers re-check at once; the agent's check follows (its desk is an actor).
         changes.notify()
         let agentPrincipals = policy.agent
         await agents.dropAgent(unless: { agentPrincipals.contains($0) })
-    }
-
-    /// Clients seen lately, by uid (bounded): whose statuses a reload may move.
-    private var recentClients: [UInt32: ClientIdentity] = [:]
-    static let recentClientLimit = 1024
-
-    private func noteSeen(_ client: ClientIdentity) {
-        guard recentClients[client.uid] == nil else { return }
-        if recentClients.count >= Self.recentClientLimit, let any = recentClients.keys.first {
-            recentClients[any] = nil
-        }
-        recentClients[client.uid] = client
-    }
-
-    /// Audits a reload: what changed in the policy, and every recently seen
-    /// client whose status or accuracy it moved.
-    private func recordPolicyChange(from previous: Policy, clientsBefore: [(ClientIdentity, AuthorizationState)]) {
-        guard previous != policy else { return }
-        let daemon = ClientIdentity.daemonProcess
-        var changes: [String] = []
-        if previous.defaultStatus != policy.defaultStatus {
-            changes.append("default \(previous.defaultStatus.rawValue) → \(policy.defaultStatus.rawValue)")
-        }
-        if previous.prompt != policy.prompt {
-            changes.append("prompt \(previous.prompt.rawValue) → \(policy.prompt.rawValue)")
-        }
-        let count = max(previous.rules.count, policy.rules.count)
-        let changedRules = (0..<count).filter { index in
-            (index < previous.rules.count ? previous.rules[index] : nil)
-                != (index < policy.rules.count ? policy.rules[index] : nil)
-        }
-        if !changedRules.isEmpty {
-            changes.append(
-                "rules \(previous.rules.count) → \(policy.rules.count), changed at \(changedRules.map(String.init).joined(separator: ","))"
-            )
-        }
-        if previous.agent != policy.agent || previous.admin != policy.admin { changes.append("agent/admin principals") }
-        if previous.reducedAccuracyMeters != policy.reducedAccuracyMeters
-            || previous.reducedUpdateInterval != policy.reducedUpdateInterval
-            || previous.promptTimeout != policy.promptTimeout
-        {
-            changes.append("reduced accuracy or prompt timeout")
-        }
-        audit?.record(
-            AuditRecord(
-                method: AuditEvent.policyReloaded.rawValue, client: daemon,
-                reason: changes.isEmpty ? "policy changed" : changes.joined(separator: "; ")))
-        for (client, old) in clientsBefore {
-            let new = status(for: client, connection: ConnectionID(0))
-            guard new.status != old.status || new.accuracy != old.accuracy else { continue }
-            audit?.record(
-                AuditRecord(
-                    method: AuditEvent.policyStatusChanged.rawValue, client: client, status: new.status,
-                    accuracy: new.accuracy,
-                    decidedBy: new.decidedBy.rawValue,
-                    reason: "was \(old.status.rawValue)\(old.accuracy.map { " (\($0.rawValue))" } ?? "")"))
-        }
+        return previous
     }
 
     /// Whether a prompt agent is registered.
@@ -162,23 +160,29 @@ public actor PolicyEngine: AccessPolicy {
 
     // MARK: AccessPolicy
 
-    public func status(for client: ClientIdentity, connection: ConnectionID) -> AuthorizationState {
-        noteSeen(client)
-        let remembered = allowOnce[connection].map(\.decision) ?? store.decision(for: client.uid)
-        return policy.resolve(for: client, remembered: remembered)
+    public func grant(for client: ClientIdentity, connection: ConnectionID) -> AccessGrant {
+        store.withLock { $0.grant(for: client, connection: connection) }
+    }
+
+    /// How fixes are shown to a client granted `accuracy` under the policy in
+    /// force (reduced accuracy snapping).
+    public func presentation(for accuracy: AccuracyAuthorization) -> FixPresentation {
+        store.withLock { $0.presentation(for: accuracy) }
     }
 
     public func request(
         for client: ClientIdentity, connection: ConnectionID, accuracy: AccuracyAuthorization
     ) async throws(LocationError) -> AuthorizationState {
-        let current = status(for: client, connection: connection)
+        let (current, quarantine, policy) = store.withLock { store in
+            (store.status(for: client, connection: connection), store.decisions.quarantine, store.policy)
+        }
         guard current.status == .notDetermined else {
             audit?.record(AuditRecord(method: RPCMethod.authorizationRequest.rawValue, state: current, client: client))
             return current
         }
         // Quarantined decisions: this uid may have been denied; nobody is asked
         // (and nothing remembered) until an administrator restores the file.
-        if let quarantine = store.quarantine {
+        if let quarantine {
             logger.warning(
                 "authorization request refused: remembered decisions are quarantined",
                 metadata: ["uid": "\(client.uid)", "movedTo": "\(quarantine.movedTo ?? "-")"])
@@ -206,26 +210,41 @@ public actor PolicyEngine: AccessPolicy {
                 throw .promptUnavailable
             }
             // Requests coalesced on one prompt get one answer; the first to
-            // resume records it, the others find it decided. "Allow once" is
-            // per connection: recorded once for each connection (a flood of
-            // requests on one connection is one decision, one audit record
-            // and one fdatasync, not one per request).
-            let decided = status(for: client, connection: connection)
-            if decided.status != .notDetermined, answer.decision != .allowOnce || allowOnce[connection] != nil {
-                return decided
-            }
+            // take the lock records it, the others find it decided. "Allow
+            // once" is per connection: recorded once for each connection (a
+            // flood of requests on one connection is one decision, one audit
+            // record and one fdatasync, not one per request). The file's
+            // write is queued under the lock, so writes land in the order of
+            // the changes; it is waited for outside.
             let granted = answer.granted(requested: accuracy)
-            switch answer.decision {
-            case .allow:
-                await remember(RememberedDecision(status: .authorized, accuracy: granted), for: client.uid)
-            case .deny:
-                await remember(RememberedDecision(status: .denied), for: client.uid)
-            case .allowOnce:
-                allowOnce[connection] = (client.uid, RememberedDecision(status: .authorized, accuracy: granted))
+            let outcome: (decided: AuthorizationState?, written: EventLoopFuture<Void>?) = store.withLock { store in
+                let decided = store.status(for: client, connection: connection)
+                if decided.status != .notDetermined,
+                    answer.decision != .allowOnce || store.allowOnce[connection] != nil
+                {
+                    return (decided, nil)
+                }
+                switch answer.decision {
+                case .allow:
+                    let decision = RememberedDecision(status: .authorized, accuracy: granted)
+                    return (nil, store.decisions.remember(decision, for: client.uid)?.queueWrite())
+                case .deny:
+                    return (
+                        nil,
+                        store.decisions.remember(RememberedDecision(status: .denied), for: client.uid)?.queueWrite()
+                    )
+                case .allowOnce:
+                    store.allowOnce[connection] = (
+                        client.uid, RememberedDecision(status: .authorized, accuracy: granted)
+                    )
+                    return (nil, nil)
+                }
             }
+            if let decided = outcome.decided { return decided }
+            if let written = outcome.written { await persisted(written) }
             how = answer.decision == .allowOnce ? "allowOnce" : "agent"
         }
-        let state = status(for: client, connection: connection)
+        let state = store.withLock { $0.status(for: client, connection: connection) }
         logger.notice(
             "authorization decided",
             metadata: ["uid": "\(client.uid)", "status": "\(state.status.rawValue)", "by": "\(how)"])
@@ -237,24 +256,14 @@ public actor PolicyEngine: AccessPolicy {
         return state
     }
 
-    public func grant(for client: ClientIdentity, connection: ConnectionID) -> AccessGrant {
-        // Read inside the actor, where every change happens: the generation
-        // and the decision belong together.
-        let generation = changes.current
-        let state = status(for: client, connection: connection)
-        let presentation = state.status == .authorized ? presentation(for: state.accuracy ?? .full) : nil
-        return AccessGrant(state: state, presentation: presentation, generation: generation)
-    }
-
-    public nonisolated var grantGeneration: UInt64? { changes.current }
-
-    public func presentation(for accuracy: AccuracyAuthorization) -> FixPresentation {
-        accuracy == .reduced
-            ? .reduced(cellMeters: policy.reducedAccuracyMeters, updateInterval: policy.reducedUpdateInterval) : .full
-    }
-
     public func reset(uid: UInt32, by client: ClientIdentity) async throws(LocationError) {
-        guard policy.admin.contains(client) else {
+        let written: EventLoopFuture<Void>?? = store.withLock { store in
+            guard store.policy.admin.contains(client) else { return .none }
+            let written = store.decisions.forget(uid)?.queueWrite()
+            store.allowOnce = store.allowOnce.filter { $0.value.uid != uid }
+            return .some(written)
+        }
+        guard let written else {
             audit?.record(
                 AuditRecord(
                     method: RPCMethod.authorizationReset.rawValue, client: client,
@@ -262,8 +271,7 @@ public actor PolicyEngine: AccessPolicy {
                     targetUid: uid))
             throw .forbidden
         }
-        if let contents = store.forget(uid) { await persist(contents) }
-        for (connection, grant) in allowOnce where grant.uid == uid { allowOnce[connection] = nil }
+        if let written { await persisted(written) }
         changes.notify()
         logger.notice("authorization reset", metadata: ["uid": "\(uid)", "by": "\(client.uid)"])
         audit?.record(
@@ -276,7 +284,7 @@ public actor PolicyEngine: AccessPolicy {
     )
         async throws(LocationError)
     {
-        guard policy.agent.contains(client) else {
+        guard mayBePromptAgent(client) else {
             audit?.record(
                 AuditRecord(
                     method: RPCMethod.agentRegister.rawValue, client: client, reason: LocationError.forbidden.reason))
@@ -285,18 +293,17 @@ public actor PolicyEngine: AccessPolicy {
         await agents.register(client, connection: connection, send: send)
     }
 
-    public func mayBePromptAgent(_ client: ClientIdentity) -> Bool { policy.agent.contains(client) }
+    public func mayBePromptAgent(_ client: ClientIdentity) -> Bool {
+        store.withLock { $0.policy.agent.contains(client) }
+    }
 
     public func received(_ response: RPCResponse, connection: ConnectionID) async {
         await agents.received(response, connection: connection)
     }
 
     public func connectionClosed(_ connection: ConnectionID) async {
-        // Only a connection with an allow-once grant changes a decision:
-        // any other leaving must not void every connection's kept grant.
-        let allowOnceEnding = allowOnce[connection]
-        if allowOnceEnding != nil { allowOnce[connection] = nil }
-        if let grant = allowOnceEnding {
+        // Only a connection with an allow-once grant changes a decision.
+        if let grant = store.withLock({ $0.allowOnce.removeValue(forKey: connection) }) {
             audit?.record(
                 AuditRecord(
                     method: AuditEvent.allowOnceEnded.rawValue, client: ClientIdentity(uid: grant.uid, gid: 0, pid: 0),
@@ -308,17 +315,17 @@ public actor PolicyEngine: AccessPolicy {
     public func authorizationChanges() -> AsyncStream<Void> { changes.subscribe() }
 
     /// Watchers subscribed to ``authorizationChanges()`` and not ended.
-    public nonisolated var authorizationObserverCount: Int { changes.observerCount }
+    public var authorizationObserverCount: Int { changes.observerCount }
 
+    /// Remembers `decision` for `uid`; the file's write is queued under the
+    /// lock (in the order of the changes) and waited for outside it.
     private func remember(_ decision: RememberedDecision, for uid: UInt32) async {
-        guard let contents = store.remember(decision, for: uid) else { return }
-        await persist(contents)
+        let written = store.withLock { $0.decisions.remember(decision, for: uid)?.queueWrite() }
+        if let written { await persisted(written) }
     }
 
-    /// Writes the decisions file off the actor's thread, in the order of the
-    /// changes: queued here, before this actor can run anything else.
-    private func persist(_ contents: DecisionStore.Contents) async {
-        let written = contents.queueWrite()
+    /// Waits for a write of the decisions file queued on the ``DiskThread``.
+    private func persisted(_ written: EventLoopFuture<Void>) async {
         do {
             try await written.get()
         } catch {

@@ -51,8 +51,8 @@ public struct Dispatcher: Sendable {
     }
 
     /// Answers one line a client sent: at once when nothing has to wait
-    /// (a `location.get` whose grant is kept and whose fix is at hand, a
-    /// line that does not parse), else later, from a task the connection owns.
+    /// (an authorized `location.get` whose fix is at hand, a line that does
+    /// not parse), else later, from a task the connection owns.
     ///
     /// The line is decoded once (``InboundLine``). `previous`, the answer
     /// this connection was given last, is reused when its fix answers again:
@@ -161,7 +161,7 @@ public struct Dispatcher: Sendable {
             return (.bool(true), nil)
         case .authorizationStatus:
             try RPCParams.none(request.params)
-            return (WireCoding.encode(await policy.status(for: session.identity, connection: session.id)), nil)
+            return (WireCoding.encode(policy.grant(for: session.identity, connection: session.id).state), nil)
         case .authorizationRequest:
             let accuracy = try RPCParams.authorizationRequest(request.params)
             do {
@@ -196,15 +196,15 @@ public struct Dispatcher: Sendable {
         }
     }
 
-    /// The accuracy the client may see now, and how fixes are shown to it;
-    /// the grant is kept by the session for answers given at once.
+    /// The accuracy the client may see now, and how fixes are shown to it:
+    /// the policy's grant, judged now (synchronous, one lock).
     /// - Throws: the refusal for any status but `authorized` (recorded in the audit log as `method`).
     func authorized(
         _ session: ClientSession, method: String
-    ) async throws(RPCError)
+    ) throws(RPCError)
         -> (accuracy: AccuracyAuthorization, presentation: FixPresentation)
     {
-        let grant = await policy.grant(for: session.identity, connection: session.id)
+        let grant = policy.grant(for: session.identity, connection: session.id)
         let state = grant.state
         metrics.judged(state.status)
         if let refusal = LocationError(refusing: state.status) {
@@ -212,21 +212,24 @@ public struct Dispatcher: Sendable {
                 AuditRecord(method: method, state: state, client: session.identity, reason: refusal.reason))
             throw RPCError(refusal)
         }
-        session.keep(grant)
         return (state.accuracy ?? .full, grant.presentation ?? .full)
     }
 
     /// `location.get` answered at once, on the caller's thread, when nothing
-    /// has to wait: the client's grant is kept and still valid
-    /// (``ClientSession/keep(_:)``), and the source has a fix that answers
-    /// it now. The answer, audit record and counters are those the long way
-    /// (``locationGet(_:session:)``) gives; `nil` means "not at once".
+    /// has to wait: the policy's grant, judged for this request
+    /// (``AuthorizationPort/grant(for:connection:)``, one lock), authorizes
+    /// the client, and the source has a fix that answers it now. So even a
+    /// client's first request is answered here, and a change of policy or
+    /// decision is seen by the very next one. The answer, audit record and
+    /// counters are those the long way (``locationGet(_:session:)``) gives;
+    /// `nil` means "not at once" (a refusal, or a fix to wait for).
     func locationGetAtOnce(_ get: LocationGetLine, session: ClientSession, reusing previous: GetAnswer?) -> Reply? {
         let now = ContinuousClock.now
-        guard let grant = session.grant(valid: policy.grantGeneration),
-            grant.state.status == .authorized, let presentation = grant.presentation,
+        let grant = policy.grant(for: session.identity, connection: session.id)
+        guard grant.state.status == .authorized, let presentation = grant.presentation,
             let fix = hub.cachedAnswer(presentation.serving(get.request), at: now)
         else { return nil }
+        metrics.judged(.authorized)
         metrics.answered(RPCMethod.locationGet.rawValue)
         let shown = presentation.apply(fix)
         let answer = previous.flatMap { $0.fix == shown ? $0 : nil } ?? GetAnswer(fix: shown)
@@ -260,12 +263,18 @@ public struct Dispatcher: Sendable {
         _ request: LocationRequest, session: ClientSession
     ) async throws(RPCError) -> (LocationFix, AccuracyAuthorization) {
         let method = RPCMethod.locationGet.rawValue
-        var (accuracy, presentation) = try await authorized(session, method: method)
+        var (accuracy, presentation) = try authorized(session, method: method)
         let raw: LocationFix
+        var waited = false
         do {
             let serving = presentation.serving(request)
             // From the cache without an actor hop when it answers.
-            if let cached = hub.cachedAnswer(serving) { raw = cached } else { raw = try await hub.location(serving) }
+            if let cached = hub.cachedAnswer(serving) {
+                raw = cached
+            } else {
+                waited = true
+                raw = try await hub.location(serving)
+            }
         } catch {
             audit?.record(
                 AuditRecord(
@@ -276,9 +285,10 @@ public struct Dispatcher: Sendable {
                 metadata: ["client": "\(session.identity.uid)/\(session.identity.pid)", "reason": "\(error.reason)"])
             throw RPCError(error)
         }
-        if session.grant(valid: policy.grantGeneration) == nil {
-            // The policy changed while the request waited: judge it again.
-            (accuracy, presentation) = try await authorized(session, method: method)
+        if waited {
+            // The policy may have changed while the request waited: judge it
+            // again (synchronous: one lock, no hop).
+            (accuracy, presentation) = try authorized(session, method: method)
         }
         return (presentation.apply(raw), accuracy)
     }
@@ -322,7 +332,7 @@ public struct Dispatcher: Sendable {
             "watchers": .number(Double(registry.watchers)),
             "counters": metrics.snapshot,
         ]
-        if let decisions = await policy.decisionsStatus() { status["decisions"] = decisions }
+        if let decisions = policy.decisionsStatus() { status["decisions"] = decisions }
         if let station { status["station"] = station.status }
         return .object(status)
     }

@@ -30,7 +30,7 @@ extension Dispatcher {
         guard let outlet = session.updateOutlet, fanOut.serves(outlet.eventLoop) else {
             throw .invalidRequest("location.watch needs a socket connection served by the daemon's event loops")
         }
-        let (accuracy, presentation) = try await authorized(session, method: method)
+        let (accuracy, presentation) = try authorized(session, method: method)
         guard let number = session.openSubscription() else {
             throw .invalidRequest("too many subscriptions on this connection")
         }
@@ -57,7 +57,7 @@ extension Dispatcher {
         /// Judges the client's authorization again and puts the answer in
         /// `granted`; the refusal (recorded) when it has lost it, else `nil`.
         let rejudge: @Sendable () async -> LocationError? = {
-            let grant = await policy.grant(for: session.identity, connection: session.id)
+            let grant = policy.grant(for: session.identity, connection: session.id)
             let state = grant.state
             guard let refusal = LocationError(refusing: state.status) else {
                 granted.set(grant.presentation ?? .full)
