@@ -42,7 +42,8 @@ import TestSupport
                 hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 8), logger: logger,
                 fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub), audit: audit)
             let channel = EmbeddedChannel()
-            let batch = audit.map { AuditBatch(eventLoop: channel.embeddedEventLoop, audit: $0, maximumHeldBytes: batchBytes)
+            let batch = audit.map {
+                AuditBatch(eventLoop: channel.embeddedEventLoop, audit: $0, maximumHeldBytes: batchBytes)
             }
             let handler = ConnectionHandler(
                 dispatcher: dispatcher, auditBatch: batch, maxInFlight: maxInFlight, logger: logger)

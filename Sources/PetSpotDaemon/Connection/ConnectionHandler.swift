@@ -287,7 +287,9 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
                 wrote = true
                 if next.isAnswer { inFlight -= 1 }
             }
-            while queue.holdsUpdates, context.channel.isWritable, let update = queue.nextUpdate(context.channel.allocator) {
+            while queue.holdsUpdates, context.channel.isWritable,
+                let update = queue.nextUpdate(context.channel.allocator)
+            {
                 context.write(wrapOutboundOut(update), promise: nil)
                 wrote = true
             }
