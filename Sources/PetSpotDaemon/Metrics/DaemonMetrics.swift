@@ -18,10 +18,13 @@ import Synchronization
 ///   were judged (`location.get`, `location.watch` and their re-checks), by status.
 struct DaemonMetrics: Sendable {
     private let requests: [String: Outcomes]
+    /// `location.get`'s, also kept apart: the hot path counts without hashing a name.
+    private let locationGet: Outcomes
     private let unknownMethod: Outcomes
     private let errors: [Int: Tally]
     private let otherError: Tally
-    private let authorizations: [AuthorizationStatus: Tally]
+    /// By status, at ``slot(_:)`` (counted without hashing).
+    private let authorizations: [Tally]
 
     /// A method's answers, by outcome.
     private struct Outcomes: Sendable {
@@ -52,6 +55,7 @@ struct DaemonMetrics: Sendable {
         var requests: [String: Outcomes] = [:]
         for method in RPCMethod.allCases { requests[method.rawValue] = Outcomes(method.rawValue, factory: factory) }
         self.requests = requests
+        locationGet = requests[RPCMethod.locationGet.rawValue]!
         unknownMethod = Outcomes("unknown", factory: factory)
         var errors: [Int: Tally] = [:]
         for code in Self.errorCodes {
@@ -60,17 +64,18 @@ struct DaemonMetrics: Sendable {
         }
         self.errors = errors
         otherError = Tally(Counter(label: "petspot_errors_total", dimensions: [("code", "other")], factory: factory))
-        var authorizations: [AuthorizationStatus: Tally] = [:]
-        for status in AuthorizationStatus.allCases {
-            authorizations[status] = Tally(
+        authorizations = AuthorizationStatus.allCases.sorted { Self.slot($0) < Self.slot($1) }.map { status in
+            Tally(
                 Counter(
                     label: "petspot_authorizations_total", dimensions: [("status", status.rawValue)], factory: factory))
         }
-        self.authorizations = authorizations
     }
 
     /// Counts a request for `method` answered with a result.
     func answered(_ method: String) { (requests[method] ?? unknownMethod).ok.add() }
+
+    /// Counts a `location.get` answered with a position.
+    func answeredLocationGet() { locationGet.ok.add() }
 
     /// Counts a request for `method` answered with `error`.
     func failed(_ method: String, _ error: RPCError) {
@@ -82,7 +87,17 @@ struct DaemonMetrics: Sendable {
     func error(_ error: RPCError) { (errors[error.code] ?? otherError).add() }
 
     /// Counts a judgement of a client's authorization.
-    func judged(_ status: AuthorizationStatus) { authorizations[status]?.add() }
+    func judged(_ status: AuthorizationStatus) { authorizations[Self.slot(status)].add() }
+
+    /// `status`'s place in ``authorizations``.
+    private static func slot(_ status: AuthorizationStatus) -> Int {
+        switch status {
+        case .notDetermined: 0
+        case .authorized: 1
+        case .denied: 2
+        case .restricted: 3
+        }
+    }
 
     /// The counts since start for `daemon.status`: `{"requests": {METHOD: N,
     /// "unknown": N}, "errors": {"CODE": N, "other": N}}`, every key present.

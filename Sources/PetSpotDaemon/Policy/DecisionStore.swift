@@ -100,7 +100,7 @@ struct DecisionStore {
     }
 
     /// The decision for `uid`, if any.
-    func decision(for uid: UInt32) -> RememberedDecision? { decisions[uid] }
+    func decision(for uid: UInt32) -> RememberedDecision? { decisions.isEmpty ? nil : decisions[uid] }
 
     /// Remembers `decision` for `uid`; returns the file's new contents to
     /// write, `nil` (and nothing remembered) while quarantined.

@@ -42,7 +42,9 @@ public final class PolicyEngine: AccessPolicy {
 
         mutating func status(for client: ClientIdentity, connection: ConnectionID) -> AuthorizationState {
             noteSeen(client)
-            let remembered = allowOnce[connection]?.decision ?? decisions.decision(for: client.uid)
+            // Empty tables are the common case: skip hashing for them.
+            let once = allowOnce.isEmpty ? nil : allowOnce[connection]?.decision
+            let remembered = once ?? decisions.decision(for: client.uid)
             return policy.resolve(for: client, remembered: remembered)
         }
 
@@ -53,7 +55,7 @@ public final class PolicyEngine: AccessPolicy {
         }
 
         private mutating func noteSeen(_ client: ClientIdentity) {
-            guard recentClients[client.uid] == nil else { return }
+            guard recentClients.index(forKey: client.uid) == nil else { return }
             if recentClients.count >= PolicyEngine.recentClientLimit, let any = recentClients.keys.first {
                 recentClients[any] = nil
             }

@@ -230,7 +230,7 @@ public struct Dispatcher: Sendable {
             let fix = hub.cachedAnswer(presentation.serving(get.request), at: now)
         else { return nil }
         metrics.judged(.authorized)
-        metrics.answered(RPCMethod.locationGet.rawValue)
+        metrics.answeredLocationGet()
         let shown = presentation.apply(fix)
         let answer = previous.flatMap { $0.fix == shown ? $0 : nil } ?? GetAnswer(fix: shown)
         return Reply(
@@ -246,7 +246,7 @@ public struct Dispatcher: Sendable {
         let method = RPCMethod.locationGet.rawValue
         do {
             let (fix, accuracy) = try await locationFix(get.request, session: session)
-            metrics.answered(method)
+            metrics.answeredLocationGet()
             let now = ContinuousClock.now
             return Reply(
                 location: GetAnswer(fix: fix), id: get.id, at: now,
