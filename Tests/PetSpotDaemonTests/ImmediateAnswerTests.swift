@@ -25,7 +25,7 @@ import TestSupport
         let session: ClientSession
         let auditPath: String
 
-        init(policy: Policy, hub: FixHub = StaticFixProducer(position: position).makeHub()) throws {
+        init(policy: Policy, hub: any PositionSource = StaticFixProducer(position: position).makePosition()) throws {
             directory = try TemporaryDirectory()
             auditPath = directory.file("audit.jsonl")
             let logger = Logger(label: "test")
@@ -159,7 +159,7 @@ import TestSupport
     }
 
     @Test func aStreamingSourceAnswersAtOnceOnlyFromAFreshEnoughFix() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         let setup = try Setup(policy: Policy(defaultStatus: .authorized), hub: hub)
         defer { setup.directory.remove() }
         let received = ContinuousClock.now - .seconds(3)
