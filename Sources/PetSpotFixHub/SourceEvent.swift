@@ -28,8 +28,9 @@ public protocol FixProducer: Sendable {
     func run(reportingTo hub: LiveFixHub) async
 }
 
-/// A position that answers at once while the primary source has nothing:
-/// `source.fallback` (the static source).
+/// A position that answers at once: a ``LiveFixHub``'s `source.fallback`
+/// while the primary source has nothing (the static position), or the
+/// position a ``FixedPosition`` answers every request from.
 public struct Fallback: Sendable {
     /// The kind the fallback's fixes are marked with.
     public var kind: FixSourceKind
