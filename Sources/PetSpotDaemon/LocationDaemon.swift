@@ -101,7 +101,7 @@ public struct LocationDaemon: Sendable {
                 onReady: announce),
             ReloadService(notifier: notifier, logger: logger, signals: hangups, onReload: reload),
         ]
-        services.append(ProducerService(producer: source.producer, hub: source.hub))
+        services.append(ProducerService(source))
         services.append(fanOut)
         if let station { services.append(station) }
         if let nmea { services.append(NMEAServer(settings: nmea, dispatcher: dispatcher, logger: logger)) }

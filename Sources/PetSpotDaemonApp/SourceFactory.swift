@@ -7,7 +7,9 @@ import PetSpotSimulatedSource
 import PetSpotStaticSource
 
 /// Builds the configured position source (`[source]`). The only place that
-/// knows every kind of source; the daemon library sees a ``DaemonSource``.
+/// knows every kind of source, and the one place that chooses between a
+/// ``FixedPosition`` (static) and a ``LiveFixHub`` (simulated, gpsd); the
+/// daemon library sees a ``DaemonSource`` and its ``PositionSource``.
 enum SourceFactory {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -17,13 +19,14 @@ enum SourceFactory {
         let fallback = try settings.fallback.map { _ in try staticPosition(settings).fallback }
         switch settings.kind {
         case .static:
-            let producer = StaticFixProducer(position: try staticPosition(settings))
-            return DaemonSource(producer: producer, hub: producer.makeHub())
+            let ticker = StaticFixProducer(position: try staticPosition(settings))
+            let position = ticker.makePosition()
+            return DaemonSource(position) { await ticker.run(reportingTo: position) }
         case .simulated:
-            return .streaming(
+            return .live(
                 ScenarioPlayer(scenario: try scenario(settings)), minimumMode: settings.minMode, fallback: fallback)
         case .gpsd:
-            return .streaming(
+            return .live(
                 GpsdSourceFactory.producer(settings.gpsd, logger: logger), minimumMode: settings.minMode,
                 fallback: fallback)
         }

@@ -17,7 +17,7 @@ public enum SourceEvent: Sendable, Equatable {
     case disconnected(reason: String)
 }
 
-/// Something that feeds a ``FixHub``: the gpsd reader, the scenario player.
+/// Something that feeds a ``LiveFixHub``: the gpsd reader, the scenario player.
 public protocol FixProducer: Sendable {
     /// The kind of fixes it produces.
     var kind: FixSourceKind { get }
@@ -25,11 +25,12 @@ public protocol FixProducer: Sendable {
     /// Produces events into `hub` until the calling task is cancelled.
     /// Returning early means the producer has nothing more to say
     /// (a finished scenario); it must never throw or crash the daemon.
-    func run(reportingTo hub: FixHub) async
+    func run(reportingTo hub: LiveFixHub) async
 }
 
-/// A position that answers at once while the primary source has nothing:
-/// `source.fallback` (the static source).
+/// A position that answers at once: a ``LiveFixHub``'s `source.fallback`
+/// while the primary source has nothing (the static position), or the
+/// position a ``FixedPosition`` answers every request from.
 public struct Fallback: Sendable {
     /// The kind the fallback's fixes are marked with.
     public var kind: FixSourceKind

@@ -2,7 +2,7 @@ import Logging
 import PetSpotFixHub
 import PetSpotLocation
 
-/// Feeds a ``FixHub`` from gpsd, with libgps as the TPV decoder.
+/// Feeds a ``LiveFixHub`` from gpsd, with libgps as the TPV decoder.
 ///
 /// `run(reportingTo:)` connects, asks gpsd to stream JSON
 /// (`WATCH_ENABLE | WATCH_JSON`) and turns every TPV report into a
@@ -48,7 +48,7 @@ public struct GpsdFixProducer: FixProducer {
 
     /// Connects and reconnects until the calling task is cancelled.
     /// Never throws; returns only on cancellation, after the socket is closed.
-    public func run(reportingTo hub: FixHub) async {
+    public func run(reportingTo hub: LiveFixHub) async {
         var backoff = ReconnectBackoff(
             initial: configuration.initialReconnectDelay, cap: configuration.reconnectMax)
         var wasUp = false
@@ -64,7 +64,7 @@ public struct GpsdFixProducer: FixProducer {
 
     /// One connection, from the attempt to its end.
     /// - Returns: whether gpsd sent anything on it.
-    private func session(reportingTo hub: FixHub, wasUp: inout Bool) async -> Bool {
+    private func session(reportingTo hub: LiveFixHub, wasUp: inout Bool) async -> Bool {
         let (events, stop) = GpsdReader.start(configuration)
         var spoke = false
         var device: String?

@@ -6,8 +6,10 @@ import PetSpotSimulatedSource
 /// ``LocationService`` (the daemon's own simulated source is
 /// `PetSpotSimulatedSource`'s ``ScenarioPlayer``).
 ///
-/// Positions come from a ``FixHub`` fed by ``play(_:)`` (a ``Scenario``) or
-/// by ``send(_:)``; authorization is a small state machine that tests
+/// Positions come from a ``LiveFixHub`` fed by ``play(_:)`` (a ``Scenario``) or
+/// by ``send(_:)``, and reach watchers the way the daemon's do: an
+/// observation of the hub through one ``WatchFilter`` per watcher
+/// (``PositionSource/updates(_:)``); authorization is a small state machine that tests
 /// script: the current ``AuthorizationState`` and what the "user" answers
 /// when ``requestAuthorization(accuracy:)`` prompts from `notDetermined`.
 ///
@@ -27,7 +29,7 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
     }
 
     /// The hub the positions flow through.
-    public let hub: FixHub
+    public let hub: LiveFixHub
     private let state: AuthorizationScript
 
     /// Creates a mock.
@@ -40,7 +42,7 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
         promptAnswer: PromptAnswer = .allow(.full),
         minimumMode: FixMode = .twoD
     ) {
-        self.hub = FixHub(kind: .simulated, minimumMode: minimumMode)
+        self.hub = LiveFixHub(kind: .simulated, minimumMode: minimumMode)
         self.state = AuthorizationScript(current: authorization, answer: promptAnswer)
     }
 
@@ -85,7 +87,7 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
             let relay = Task {
                 do {
                     _ = try await state.requireAuthorized()
-                    for try await var fix in hub.subscribe(options) {
+                    for try await var fix in hub.updates(options) {
                         fix.accuracy = try await state.requireAuthorized()
                         continuation.yield(fix)
                     }

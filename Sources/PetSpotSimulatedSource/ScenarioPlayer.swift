@@ -1,7 +1,7 @@
 import PetSpotFixHub
 import PetSpotLocation
 
-/// Plays a ``Scenario`` into a ``FixHub``: the daemon's `simulated` source
+/// Plays a ``Scenario`` into a ``LiveFixHub``: the daemon's `simulated` source
 /// and the engine of ``MockLocationService``.
 public struct ScenarioPlayer: FixProducer {
     /// The script.
@@ -21,7 +21,7 @@ public struct ScenarioPlayer: FixProducer {
 
     /// Plays the steps until done (or forever when the scenario loops),
     /// stopping promptly when the task is cancelled.
-    public func run(reportingTo hub: FixHub) async {
+    public func run(reportingTo hub: LiveFixHub) async {
         await hub.receive(.connected(device: "simulated"))
         repeat {
             var paused = false

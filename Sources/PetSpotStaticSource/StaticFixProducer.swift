@@ -1,41 +1,38 @@
 import PetSpotFixHub
 import PetSpotLocation
 
-/// The static source's producer: ticks its ``StaticPosition`` into a fixed
-/// hub (``FixHub/init(fixed:minimumMode:)``) once per ``period`` while
-/// anyone watches, like a receiver that never moves, and sleeps in
-/// ``FixHub/untilListened()`` while nobody does (no CPU when idle).
+/// The static source's ticker: ticks its ``StaticPosition`` into a
+/// ``FixedPosition`` once per ``period`` while anyone watches, like a
+/// receiver that never moves, and sleeps in ``FixedPosition/untilListened()``
+/// while nobody does (no CPU when idle).
 ///
-/// One-shot requests never wait for it: the hub answers them from the
-/// position itself, and a new watcher is shown the position at once
-/// (``FixHub/fixForNewWatcher(at:)``). Watch options then apply to the
-/// ticks as to any source's fixes: an `interval` of two seconds gets every
-/// second tick, a `distanceFilter` only the first fix (it never moves).
-public struct StaticFixProducer: FixProducer {
+/// One-shot requests never wait for it: the ``FixedPosition`` answers them
+/// from the position itself, and a new watcher is shown the position at
+/// once (``FixedPosition/fixForNewWatcher(at:)``). Watch options then apply
+/// to the ticks as to any source's fixes: an `interval` of two seconds gets
+/// every second tick, a `distanceFilter` only the first fix (it never moves).
+public struct StaticFixProducer: Sendable {
     /// The configured position.
     public let position: StaticPosition
     /// Time between two ticks while watched.
     public let period: Duration
-
-    public var kind: FixSourceKind { .static }
 
     public init(position: StaticPosition, period: Duration = .seconds(1)) {
         self.position = position
         self.period = period
     }
 
-    /// A fixed hub for ``position``, for this producer to feed. (`source.min_mode`
+    /// The source for ``position``, for this ticker to feed. (`source.min_mode`
     /// does not apply: the position is what it is, and a request for a
     /// higher mode than it has is refused at once.)
-    public func makeHub() -> FixHub {
-        FixHub(fixed: position.fallback, minimumMode: position.altitude == nil ? .twoD : .threeD)
-    }
+    public func makePosition() -> FixedPosition { FixedPosition(position.fallback) }
 
-    public func run(reportingTo hub: FixHub) async {
+    /// Ticks into `source` until the calling task is cancelled.
+    public func run(reportingTo source: FixedPosition) async {
         let clock = ContinuousClock()
         var next = clock.now
         while !Task.isCancelled {
-            await hub.untilListened()
+            await source.untilListened()
             // Ticks on a fixed grid (fix times a whole number of periods
             // apart, so an interval of N periods is met exactly): the next
             // grid point still ahead, skipping those missed while nobody
@@ -44,7 +41,7 @@ public struct StaticFixProducer: FixProducer {
             let behind = clock.now - next
             if behind > .zero { next = next.advanced(by: period * (behind / period).rounded(.up)) }
             guard (try? await Task.sleep(until: next, clock: clock)) != nil else { return }
-            await hub.receive(.fix(position.fix(at: next)))
+            source.tick(position.fix(at: next))
         }
     }
 }

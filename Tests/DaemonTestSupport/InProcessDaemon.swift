@@ -132,11 +132,12 @@ public final class InProcessDaemon: Sendable {
         guard settings.kind == .static, let position = settings.static else {
             throw StartFailure(description: "the in-process harness builds only the static source")
         }
-        let producer = StaticFixProducer(
+        let ticker = StaticFixProducer(
             position: try StaticPosition(
                 latitude: position.coordinate.latitude, longitude: position.coordinate.longitude,
                 horizontalAccuracy: position.horizontalAccuracy, altitude: position.altitude))
-        return DaemonSource(producer: producer, hub: producer.makeHub())
+        let fixed = ticker.makePosition()
+        return DaemonSource(fixed) { await ticker.run(reportingTo: fixed) }
     }
 
     static func logger() -> Logger {

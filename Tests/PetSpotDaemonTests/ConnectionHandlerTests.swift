@@ -36,7 +36,7 @@ import TestSupport
             directory = try TemporaryDirectory()
             auditPath = directory.file("audit.jsonl")
             let logger = Logger(label: "test")
-            let hub = StaticFixProducer(position: ConnectionHandlerTests.position).makeHub()
+            let hub = StaticFixProducer(position: ConnectionHandlerTests.position).makePosition()
             let audit = audited ? AuditLog(path: auditPath, maxBytes: 1 << 20, logger: logger) : nil
             let dispatcher = Dispatcher(
                 hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 8), logger: logger,
@@ -194,7 +194,7 @@ import TestSupport
 
     @Test func nothingIsTakenBeforeTheSessionIsAttached() throws {
         let logger = Logger(label: "test")
-        let hub = StaticFixProducer(position: Self.position).makeHub()
+        let hub = StaticFixProducer(position: Self.position).makePosition()
         let dispatcher = Dispatcher(
             hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 8), logger: logger,
             fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub))

@@ -20,7 +20,7 @@ import Testing
 
     @Test func reflectTheSourceAndTheClients() async throws {
         let metrics = TestMetrics()
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         let registry = ClientRegistry(capacity: 8)
         let started = ContinuousClock.now - .seconds(30)
         let gauges = DaemonGauges(hub: hub, registry: registry, startedAt: started, factory: metrics)
@@ -63,7 +63,7 @@ import Testing
 
     @Test func aStaticSourceAlwaysHasItsFix() async throws {
         let metrics = TestMetrics()
-        let hub = StaticFixProducer(position: try StaticPosition(latitude: 1, longitude: 2)).makeHub()
+        let hub = StaticFixProducer(position: try StaticPosition(latitude: 1, longitude: 2)).makePosition()
         let gauges = DaemonGauges(hub: hub, registry: ClientRegistry(capacity: 8), factory: metrics)
         await gauges.refresh()
         #expect(try metrics.expectGauge("petspot_source_connected").lastValue == 1)

@@ -15,7 +15,7 @@ struct DispatcherMetricsTests {
     @Test("requests are counted by method, errors by code")
     func countsRequestsAndErrors() async throws {
         let metrics = TestMetrics()
-        let hub = FixHub(kind: .simulated)
+        let hub = LiveFixHub(kind: .simulated)
         await hub.receive(.fix(ScriptedFix(latitude: 1, longitude: 2, horizontalAccuracy: 5).makeFix()))
         let dispatcher = Dispatcher(
             hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 4), logger: Logger(label: "test"),

@@ -29,7 +29,7 @@ import TestSupport
         let auditPath: String
 
         init(
-            policy: Policy, hub: FixHub = StaticFixProducer(position: position).makeHub(),
+            policy: Policy, hub: any PositionSource = StaticFixProducer(position: position).makePosition(),
             port: (any AccessPolicy)? = nil
         ) throws {
             directory = try TemporaryDirectory()
@@ -210,7 +210,7 @@ import TestSupport
     }
 
     @Test func aStreamingSourceAnswersAtOnceOnlyFromAFreshEnoughFix() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         let setup = try Setup(policy: Policy(defaultStatus: .authorized), hub: hub)
         defer { setup.directory.remove() }
         let received = ContinuousClock.now - .seconds(3)

@@ -32,7 +32,8 @@ import TestSupport
             let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
             audit = AuditLog(path: directory.file("audit.jsonl"), maxBytes: 1 << 20, logger: logger)
             watch = StationWatch(
-                home: StationWatchTests.home, radius: 100, hold: .seconds(10), hub: FixHub(kind: .gpsd), audit: audit,
+                home: StationWatchTests.home, radius: 100, hold: .seconds(10), hub: LiveFixHub(kind: .gpsd),
+                audit: audit,
                 logger: logger, metrics: metrics)
         }
 

@@ -69,6 +69,40 @@ import Testing
         #expect(snapped.allSatisfy { $0.accuracy == .reduced && ($0.horizontalAccuracy ?? 0) >= 3000 })
     }
 
+    /// A full watch's updates are what one ``WatchFilter`` passes (the rule
+    /// the mock's watches use too: `MockWatchFilterTests`); a reduced one's
+    /// are what it passes with the presentation's minimum interval.
+    @Test func deliversWhatTheSharedWatchFilterPasses() throws {
+        let loop = EmbeddedEventLoop()
+        let fanOut = WatchFanOut(group: loop) { _ in {} }
+        let outlet = RecordingOutlet()
+        let bound = LoopBoundOutlet(outlet, eventLoop: loop)
+        let options = WatchOptions(distanceFilter: 100, interval: .seconds(1))
+        let reduced = FixPresentation.reduced(cellMeters: 100, updateInterval: .seconds(2))
+        fanOut.add(Self.key(1), options: options, presentation: GrantedPresentation(.full), outlet: bound)
+        fanOut.add(Self.key(2), options: options, presentation: GrantedPresentation(reduced), outlet: bound)
+        loop.run()
+        let script: [(Int, Double)] = [(0, 0), (500, 500), (1_200, 60), (1_400, 120), (1_600, 400), (3_000, 450)]
+        let fixes = script.map { offset, north in
+            LocationFix(
+                coordinate: Coordinate(latitude: 52 + north / 111_195, longitude: 21), horizontalAccuracy: 5,
+                mode: .twoD, source: .gpsd, receivedAt: Self.start + .milliseconds(offset))
+        }
+        var full = WatchFilter(options)
+        var snapped = WatchFilter(options)
+        let expectedFull = fixes.filter { full.pass($0) }
+        let expectedReduced = fixes.map(reduced.apply).filter {
+            snapped.pass($0, minimumInterval: reduced.minimumUpdateInterval)
+        }
+        for fix in fixes { fanOut.publish(fix) }
+        loop.run()
+        let bySubscription = Dictionary(grouping: outlet.lines, by: \.subscription)
+        #expect(bySubscription[1]?.map(\.fix.coordinate) == expectedFull.map(\.coordinate))
+        #expect(expectedFull.count == 3)
+        #expect(bySubscription[2]?.map(\.fix.coordinate) == expectedReduced.map(\.coordinate))
+        #expect(expectedReduced.count == 2)
+    }
+
     /// Watchers on other connections with the same subscription number and
     /// presentation share a rendered line; each line still names its own
     /// subscription and shows its own presentation.
@@ -138,7 +172,7 @@ import Testing
 
     @Test func observesTheHubOnlyWhileItHasWatchers() async throws {
         let loop = EmbeddedEventLoop()
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         let fanOut = WatchFanOut(group: loop, hub: hub)
         let outlet = RecordingOutlet()
         let bound = LoopBoundOutlet(outlet, eventLoop: loop)
@@ -159,7 +193,7 @@ import Testing
     @Test func aJoiningWatcherAloneIsShownAFixedHubsPosition() throws {
         let loop = EmbeddedEventLoop()
         let position = Self.fix(7, after: 0)
-        let hub = FixHub(fixed: Fallback(kind: .static) { now in position })
+        let hub = FixedPosition(Fallback(kind: .static) { now in position })
         let fanOut = WatchFanOut(group: loop, hub: hub)
         let outlet = RecordingOutlet()
         let bound = LoopBoundOutlet(outlet, eventLoop: loop)
@@ -172,8 +206,8 @@ import Testing
         // Only the joining watcher, as its grant shows it.
         #expect(outlet.lines.map(\.subscription) == [2])
         #expect(outlet.lines.first?.fix.accuracy == .reduced)
-        // A streaming hub has nothing to show at once.
-        let streaming = WatchFanOut(group: loop, hub: FixHub(kind: .gpsd))
+        // A live hub has nothing to show at once.
+        let streaming = WatchFanOut(group: loop, hub: LiveFixHub(kind: .gpsd))
         streaming.add(Self.key(3), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: bound)
         streaming.showCurrentFix(to: Self.key(3), outlet: bound)
         loop.run()

@@ -13,7 +13,7 @@ private func staticFallback() -> Fallback {
 
 @Suite struct FixHubOutageTests {
     @Test func disconnectedFailsNewRequestsAtOnce() async {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         await hub.receive(.disconnected(reason: "connection refused"))
         #expect(await hub.link == .down(reason: "connection refused"))
@@ -26,7 +26,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func failedFirstAttemptFailsRequests() async {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.disconnected(reason: "no gpsd"))
         await #expect(throws: LocationError.sourceUnavailable) {
             try await hub.location(LocationRequest(timeout: .seconds(30)))
@@ -34,7 +34,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func pendingWaitersFailWithSourceUnavailable() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         let first = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30)))
         let second = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30), minMode: .threeD), waiters: 2)
@@ -45,7 +45,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func pendingWaiterWithABestFixGetsItOnOutage() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         let task = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30), desiredAccuracy: 1))
         let seen = makeFix(accuracy: 40)
@@ -55,7 +55,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func freshCachedFixStillAnswersWhileDown() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         let cached = makeFix()
         await hub.receive(.fix(cached))
         await hub.receive(.disconnected(reason: "gone"))
@@ -66,7 +66,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func reconnectsAreCountedButNotTheFirstConnection() async {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.disconnected(reason: "first attempt failed"))
         await hub.receive(.connected(device: "/dev/ttyUSB0"))
         #expect(await hub.status().reconnects == 0)
@@ -86,7 +86,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func statusCountsAndAges() async throws {
-        let hub = FixHub(kind: .simulated, fallback: staticFallback())
+        let hub = LiveFixHub(kind: .simulated, fallback: staticFallback())
         await hub.receive(.connected(device: "simulated"))
         await hub.receive(.fix(makeFix(receivedAt: .now - .seconds(3))))
         await hub.receive(.fix(makeFix(latitude: 95)))
@@ -102,7 +102,7 @@ private func staticFallback() -> Fallback {
 
 @Suite struct FixHubFallbackTests {
     @Test func answersAtOnceFromTheFallbackWhileStarting() async throws {
-        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
         let start = ContinuousClock.now
         let answer = try await hub.location(LocationRequest(timeout: .seconds(30)))
         #expect(answer.source == .static)
@@ -112,7 +112,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func answersFromTheFallbackWhenDown() async throws {
-        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
         await hub.receive(.connected(device: nil))
         await hub.receive(.disconnected(reason: "gone"))
         let answer = try await hub.location(LocationRequest(timeout: .seconds(30)))
@@ -121,7 +121,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func answersFromTheFallbackWhenThePrimaryFixIsTooOld() async throws {
-        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
         await hub.receive(.connected(device: nil))
         await hub.receive(.fix(makeFix(receivedAt: .now - .seconds(30))))
         let answer = try await hub.location(LocationRequest(maxAge: .seconds(5), timeout: .seconds(30)))
@@ -131,7 +131,7 @@ private func staticFallback() -> Fallback {
     /// Hardening item 21: a fresh primary fix that only misses desiredAccuracy
     /// is waited on (and answers at the timeout), never replaced by the fallback.
     @Test func item21_aFreshFixMissingDesiredAccuracyIsNotReplacedByTheFallback() async throws {
-        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
         await hub.receive(.connected(device: nil))
         let rough = makeFix()
         await hub.receive(.fix(rough))
@@ -143,7 +143,7 @@ private func staticFallback() -> Fallback {
 
     /// Hardening item 21: the fallback never answers below the request's minMode.
     @Test func item21_theFallbackNeverAnswersBelowMinMode() async throws {
-        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
         await hub.receive(.connected(device: nil))
         await hub.receive(.disconnected(reason: "gone"))
         await #expect(throws: LocationError.sourceUnavailable) {
@@ -153,7 +153,7 @@ private func staticFallback() -> Fallback {
     }
 
     @Test func freshPrimaryFixWinsOverTheFallback() async throws {
-        let hub = FixHub(kind: .gpsd, fallback: staticFallback())
+        let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
         await hub.receive(.connected(device: nil))
         await hub.receive(.disconnected(reason: "gone"))
         #expect(try await hub.location(LocationRequest()).source == .static)

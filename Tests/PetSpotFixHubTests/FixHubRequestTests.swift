@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct FixHubRequestTests {
     @Test func cachedFixWithinMaxAgeAnswersAtOnce() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: "/dev/ttyACM0"))
         let cached = makeFix(receivedAt: .now - .seconds(2))
         await hub.receive(.fix(cached))
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func olderFixMakesTheRequestWaitForANewOne() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         await hub.receive(.fix(makeFix(latitude: 1, receivedAt: .now - .seconds(10))))
         let task = await startWaiting(on: hub, LocationRequest(maxAge: .seconds(5), timeout: .seconds(30)))
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func beforeAnyEventRequestsWait() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         #expect(await hub.link == .starting)
         #expect(await hub.status().connected == false)
         let task = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30)))
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func firstFixMeetingDesiredAccuracyWins() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         let task = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30), desiredAccuracy: 10))
         await hub.receive(.fix(makeFix(latitude: 1, accuracy: 50)))
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func atTheTimeoutTheBestFixSeenIsReturned() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         // The fixes below must arrive before the timeout: long enough for a loaded machine.
         let task = await startWaiting(on: hub, LocationRequest(timeout: .seconds(10), desiredAccuracy: 1))
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func locationUnknownOnlyWhenNothingWasSeen() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         await hub.receive(.noFix)
         let start = ContinuousClock.now
@@ -86,7 +86,7 @@ import Testing
     /// A zero (or already elapsed) timeout must end the request, however
     /// the deadline and the wait are ordered on the actor.
     @Test func zeroTimeoutNeverHangs() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         for _ in 0..<1000 {
             let task = Task { () -> Result<LocationFix, LocationError> in
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func cancellingAWaitingRequestEndsItAndRemovesTheWaiter() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         let task = await startWaiting(on: hub, LocationRequest(timeout: .seconds(60)))
         task.cancel()
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func requestMinModeSkipsLowerFixes() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         await hub.receive(.fix(makeFix(latitude: 1, mode: .twoD, altitude: nil)))
         // The fresh 2D fix does not answer a 3D request.
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func requestMinModeWithOnlyLowerFixesIsLocationUnknown() async {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         await hub.receive(.fix(makeFix(mode: .twoD, altitude: nil)))
         await #expect(throws: LocationError.locationUnknown) {
@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test func hubMinimumModeRejectsAndCounts() async {
-        let hub = FixHub(kind: .gpsd, minimumMode: .threeD)
+        let hub = LiveFixHub(kind: .gpsd, minimumMode: .threeD)
         await hub.receive(.connected(device: nil))
         await hub.receive(.fix(makeFix(mode: .twoD, altitude: nil)))
         await hub.receive(.fix(makeFix(mode: .twoD, altitude: nil)))
@@ -158,7 +158,7 @@ import Testing
         (Double.nan, 21.0), (91.0, 21.0), (-91.0, 21.0), (52.0, 181.0), (52.0, -.infinity), (.infinity, 0.0),
     ])
     func invalidCoordinatesAreDroppedAndCounted(latitude: Double, longitude: Double) async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         await hub.receive(.fix(makeFix(latitude: latitude, longitude: longitude)))
         #expect(await hub.status().rejected == 1)
@@ -180,7 +180,7 @@ import Testing
     }
 
     @Test func acceptedFixIsSanitized() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.fix(makeFix(accuracy: -5, mode: .twoD, altitude: 100)))
         let answer = try await hub.location(LocationRequest(maxAge: .seconds(60), timeout: .seconds(60)))
         #expect(answer.horizontalAccuracy == nil)
@@ -188,7 +188,7 @@ import Testing
     }
 
     @Test func producerRejectionsAreCounted() async {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.rejected(reason: "other device"))
         await hub.receive(.rejected(reason: "unparseable"))
         await hub.receive(.noFix)
@@ -201,7 +201,7 @@ import Testing
     /// A fresh cached fix that misses desiredAccuracy was "seen": with
     /// nothing better by the timeout it is the answer, not locationUnknown.
     @Test func freshCachedFixIsTheTimeoutAnswer() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         let cached = makeFix(accuracy: 50)
         await hub.receive(.fix(cached))
@@ -213,7 +213,7 @@ import Testing
 
     /// A cached fix older than maxAge is not: it never answers.
     @Test func staleCachedFixIsNotTheTimeoutAnswer() async {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         await hub.receive(.connected(device: nil))
         await hub.receive(.fix(makeFix(accuracy: 50, receivedAt: .now - .seconds(30))))
         await #expect(throws: LocationError.locationUnknown) {

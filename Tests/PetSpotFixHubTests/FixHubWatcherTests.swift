@@ -8,7 +8,7 @@ import Testing
     /// An observer hears every accepted fix as the hub takes it (before
     /// `receive` returns), never a rejected one, and nothing after it ends.
     @Test func observerGetsEveryValidFixSynchronouslyUntilItEnds() async throws {
-        let hub = FixHub(kind: .gpsd, minimumMode: .threeD)
+        let hub = LiveFixHub(kind: .gpsd, minimumMode: .threeD)
         let heard = NIOLockedValueBox<[LocationFix]>([])
         let end = hub.observe { fix in heard.withLockedValue { $0.append(fix) } }
         let first = makeFix(latitude: 1)
@@ -26,9 +26,9 @@ import Testing
     }
 
     @Test func watcherGetsEveryValidFixWhenReading() async throws {
-        let hub = FixHub(kind: .gpsd)
-        let stream = hub.subscribe(WatchOptions())
-        #expect(hub.watcherCount == 1)
+        let hub = LiveFixHub(kind: .gpsd)
+        let stream = hub.updates(WatchOptions())
+        #expect(hub.observerCount == 1)
         for index in 1...3 {
             let fix = makeFix(latitude: Double(index))
             await hub.receive(.fix(makeFix(latitude: 91)))  // never delivered
@@ -40,8 +40,8 @@ import Testing
     /// B (60 m from A) is filtered; C is 120 m from A but only 60 m from B,
     /// so C arrives only if the hub measured from A, the last delivered fix.
     @Test func distanceFilterMeasuresFromTheLastDeliveredFix() async throws {
-        let hub = FixHub(kind: .gpsd)
-        let stream = hub.subscribe(WatchOptions(distanceFilter: 100))
+        let hub = LiveFixHub(kind: .gpsd)
+        let stream = hub.updates(WatchOptions(distanceFilter: 100))
         let a = makeFix(latitude: 52)
         let b = makeFix(latitude: 52 + 60.0 / 111_195)
         let c = makeFix(latitude: 52 + 120.0 / 111_195)
@@ -55,8 +55,8 @@ import Testing
     }
 
     @Test func intervalFilterMeasuresFromTheLastDeliveredFix() async throws {
-        let hub = FixHub(kind: .gpsd)
-        let stream = hub.subscribe(WatchOptions(interval: .seconds(1)))
+        let hub = LiveFixHub(kind: .gpsd)
+        let stream = hub.updates(WatchOptions(interval: .seconds(1)))
         let start = ContinuousClock.now
         let a = makeFix(latitude: 1, receivedAt: start)
         let b = makeFix(latitude: 2, receivedAt: start + .milliseconds(500))
@@ -72,8 +72,8 @@ import Testing
     }
 
     @Test func slowWatcherHoldsOnlyTheNewestFix() async throws {
-        let hub = FixHub(kind: .gpsd)
-        let stream = hub.subscribe(WatchOptions())
+        let hub = LiveFixHub(kind: .gpsd)
+        let stream = hub.updates(WatchOptions())
         var newest: LocationFix?
         for index in 0..<1000 {
             let fix = makeFix(latitude: Double(index) / 100)
@@ -87,9 +87,9 @@ import Testing
 
     /// A watcher that never reads does not hold up requests or other watchers.
     @Test func slowWatcherDoesNotSlowOthers() async throws {
-        let hub = FixHub(kind: .gpsd)
-        let idle = hub.subscribe(WatchOptions())
-        let reader = hub.subscribe(WatchOptions())
+        let hub = LiveFixHub(kind: .gpsd)
+        let idle = hub.updates(WatchOptions())
+        let reader = hub.updates(WatchOptions())
         for index in 0..<100 {
             let fix = makeFix(latitude: Double(index) / 10)
             await hub.receive(.fix(fix))
@@ -99,9 +99,9 @@ import Testing
         #expect(await next(idle)?.coordinate.latitude == 9.9)
     }
 
-    @Test func cancellingConsumptionUnsubscribes() async throws {
-        let hub = FixHub(kind: .gpsd)
-        let stream = hub.subscribe(WatchOptions())
+    @Test func cancellingConsumptionEndsTheObservation() async throws {
+        let hub = LiveFixHub(kind: .gpsd)
+        let stream = hub.updates(WatchOptions())
         let consumer = Task {
             var count = 0
             do {
@@ -109,11 +109,11 @@ import Testing
             } catch {}
             return count
         }
-        #expect(hub.watcherCount == 1)
+        #expect(hub.observerCount == 1)
         await hub.receive(.fix(makeFix()))
         consumer.cancel()
         _ = await consumer.value
-        #expect(await eventually { hub.watcherCount == 0 })
+        #expect(await eventually { hub.observerCount == 0 })
         // Fixes keep flowing with nobody subscribed.
         await hub.receive(.fix(makeFix()))
         #expect(await hub.status().fixes == 2)
@@ -121,16 +121,17 @@ import Testing
 }
 
 /// Watchers ending while fixes are delivered: the hub must not hold its
-/// watcher lock while it wakes a consumer, or a consumer being cancelled
-/// (holding its task's status lock, wanting the hub's lock to unsubscribe)
-/// and a delivery (holding the hub's lock, wanting that task's status lock)
+/// observer lock while it wakes a consumer (``PositionSource/updates(_:)``
+/// yields from an observer), or a consumer being cancelled (holding its
+/// task's status lock, wanting the hub's lock to end its observation) and a
+/// delivery (holding the hub's lock, wanting that task's status lock)
 /// deadlock. This happened at daemon shutdown. With the lock held across
 /// the yields this test deadlocked every run (checked); as the deadlock can
 /// take both pool threads, the time limit may not fire: a regression shows
 /// as this test hanging.
 @Suite(.timeLimit(.minutes(5))) struct FixHubCancellationRaceTests {
     @Test func cancellingWatchersWhileFixesArriveNeverDeadlocks() async throws {
-        let hub = FixHub(kind: .gpsd)
+        let hub = LiveFixHub(kind: .gpsd)
         // Fixes keep arriving for the whole test.
         let producer = Task {
             var index = 0
@@ -144,7 +145,7 @@ import Testing
             // Each consumer reports its first fix, so all are mid-stream when cancelled.
             let (started, ready) = AsyncStream<Void>.makeStream()
             let consumers = (0..<8).map { _ in
-                let stream = hub.subscribe(WatchOptions())
+                let stream = hub.updates(WatchOptions())
                 return Task {
                     var first = true
                     for try await _ in stream where first {
@@ -158,6 +159,6 @@ import Testing
             for consumer in consumers { consumer.cancel() }
             for consumer in consumers { _ = try? await consumer.value }
         }
-        #expect(hub.watcherCount == 0)
+        #expect(hub.observerCount == 0)
     }
 }

@@ -16,7 +16,7 @@ func makeFix(
 /// Starts `hub.location(request)` in a task and returns once the hub has
 /// registered it as a waiter (so fixes sent afterwards reach it).
 func startWaiting(
-    on hub: FixHub, _ request: LocationRequest, waiters: Int = 1, sourceLocation: SourceLocation = #_sourceLocation
+    on hub: LiveFixHub, _ request: LocationRequest, waiters: Int = 1, sourceLocation: SourceLocation = #_sourceLocation
 ) async -> Task<Result<LocationFix, LocationError>, Never> {
     let task = Task { () -> Result<LocationFix, LocationError> in
         do throws(LocationError) {

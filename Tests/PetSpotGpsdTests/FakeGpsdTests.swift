@@ -36,7 +36,7 @@ struct FakeGpsdTests {
         }
     }
 
-    static func waitForCounts(_ hub: FixHub, fixes: Int, rejected: Int) async -> Bool {
+    static func waitForCounts(_ hub: LiveFixHub, fixes: Int, rejected: Int) async -> Bool {
         await eventually(within: .seconds(60), every: .milliseconds(20)) {
             let status = await hub.status()
             return status.fixes >= fixes && status.rejected >= rejected

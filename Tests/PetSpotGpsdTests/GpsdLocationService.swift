@@ -4,7 +4,7 @@ import PetSpotGpsd
 import PetSpotLocation
 
 /// The tests' gpsd source as a ``LocationService`` (the daemon assembles the
-/// same from `DaemonSource.streaming`): a ``FixHub`` fed by a
+/// same from `DaemonSource.live`): a ``LiveFixHub`` fed by a
 /// ``GpsdFixProducer``, with the optional `source.fallback`.
 ///
 /// The daemon creates it, runs ``run()`` in its service group, and serves
@@ -20,8 +20,8 @@ import PetSpotLocation
 /// source kind) whenever gpsd is down or has no fix within the request's
 /// `maxAge`; gpsd's fixes answer again as soon as it has one.
 struct GpsdLocationService: LocationService, SourceStatusReporting {
-    /// The engine holding the newest fix, waiters, watchers and counters.
-    let hub: FixHub
+    /// The engine holding the newest fix, waiters, observers and counters.
+    let hub: LiveFixHub
     /// The gpsd reader that feeds ``hub``.
     let producer: GpsdFixProducer
 
@@ -37,7 +37,7 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
         fallback: Fallback? = nil,
         logger: Logger = Logger(label: "petspot.gpsd")
     ) {
-        let hub = FixHub(kind: .gpsd, minimumMode: minimumMode, fallback: fallback)
+        let hub = LiveFixHub(kind: .gpsd, minimumMode: minimumMode, fallback: fallback)
         self.hub = hub
         self.producer = GpsdFixProducer(configuration: configuration, logger: logger)
     }
@@ -53,7 +53,7 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
     }
 
     func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
-        hub.subscribe(options)
+        hub.updates(options)
     }
 
     func authorizationStatus() async throws(LocationError) -> AuthorizationState {

@@ -132,7 +132,7 @@ private func sampleFix(latitude: Double = 52.2297) -> LocationFix {
             authorization: AuthorizationState(status: .authorized, accuracy: .reduced, decidedBy: .rule))
         let stream = mock.updates(WatchOptions())
         let firstRead = Task { try await readOne(stream) }
-        #expect(await eventually { mock.hub.watcherCount == 1 })
+        #expect(await eventually { mock.hub.observerCount == 1 })
         let fix = sampleFix()
         await mock.send(.fix(fix))
         let first = try await firstRead.value
@@ -142,8 +142,43 @@ private func sampleFix(latitude: Double = 52.2297) -> LocationFix {
         await mock.setAuthorization(.denied)
         await mock.send(.fix(sampleFix(latitude: 1)))
         await #expect(throws: LocationError.denied) { try await readOne(stream) }
-        // The relay's hub subscription ends with it.
-        #expect(await eventually { mock.hub.watcherCount == 0 })
+        // The relay's observation of the hub ends with it.
+        #expect(await eventually { mock.hub.observerCount == 0 })
+    }
+}
+
+/// The mock filters a watch with the daemon's own per-watcher rule: what it
+/// delivers for a sequence of fixes is what one ``WatchFilter`` passes (the
+/// type `WatchFanOut` keeps per watcher).
+@Suite struct MockWatchFilterTests {
+    @Test func deliversWhatTheDaemonsFilterPasses() async throws {
+        let options = WatchOptions(distanceFilter: 100, interval: .seconds(1))
+        let start = ContinuousClock.now
+        // (offset in ms, metres north): near/far, soon/late, measured from the last delivered.
+        let script: [(Int, Double)] = [(0, 0), (500, 500), (1_200, 60), (1_400, 120), (1_600, 400), (3_000, 450)]
+        let fixes = script.map { offset, north in
+            LocationFix(
+                coordinate: Coordinate(latitude: 52 + north / 111_195, longitude: 21), horizontalAccuracy: 5,
+                mode: .twoD, source: .simulated, receivedAt: start + .milliseconds(offset))
+        }
+        var filter = WatchFilter(options)
+        let expected = fixes.map { filter.pass($0) }
+        #expect(expected == [true, false, false, true, false, true])
+
+        let mock = MockLocationService()
+        let stream = mock.updates(options)
+        var iterator = stream.makeAsyncIterator()
+        #expect(await eventually { mock.hub.observerCount == 1 })
+        for (fix, passes) in zip(fixes, expected) {
+            await mock.send(.fix(fix))
+            if passes { #expect(try await iterator.next()?.coordinate == fix.coordinate) }
+        }
+        // Nothing else was let through: the next delivery is a fix sent now.
+        let last = LocationFix(
+            coordinate: Coordinate(latitude: 10, longitude: 21), horizontalAccuracy: 5, mode: .twoD,
+            source: .simulated, receivedAt: start + .seconds(60))
+        await mock.send(.fix(last))
+        #expect(try await iterator.next()?.coordinate == last.coordinate)
     }
 }
 

@@ -16,7 +16,7 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
 
 @Suite struct ScenarioPlayerTests {
     @Test func fixesArriveInOrderAndPathEndpointsAreExact() async throws {
-        let hub = FixHub(kind: .simulated)
+        let hub = LiveFixHub(kind: .simulated)
         let probe = Probe()
         let from = Coordinate(latitude: 52.2297, longitude: 21.0122)
         let to = Coordinate(latitude: 52.2307, longitude: 21.0142)
@@ -57,7 +57,7 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
     /// observer hears every fix as the hub takes it: a watch stream keeps only
     /// the newest, and its reader may fall behind on a loaded machine.
     @Test func pathInterpolatesEvenly() async throws {
-        let hub = FixHub(kind: .simulated)
+        let hub = LiveFixHub(kind: .simulated)
         let heard = Mutex<[LocationFix]>([])
         let end = hub.observe { fix in heard.withLock { $0.append(fix) } }
         defer { end() }
@@ -79,7 +79,7 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
     }
 
     @Test func invalidScriptedFixesAreRejected() async {
-        let hub = FixHub(kind: .simulated)
+        let hub = LiveFixHub(kind: .simulated)
         await ScenarioPlayer(
             scenario: Scenario(steps: [
                 .fix(ScriptedFix(latitude: 91, longitude: 0)), .fix(ScriptedFix(latitude: 0, longitude: .nan)),
@@ -93,7 +93,7 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
     }
 
     @Test func outageMakesTheSourceUnavailableDuringIt() async throws {
-        let hub = FixHub(kind: .simulated)
+        let hub = LiveFixHub(kind: .simulated)
         let player = Task {
             await ScenarioPlayer(
                 scenario: Scenario(steps: [
@@ -112,14 +112,14 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
     }
 
     @Test func outageEndsWithAReconnection() async {
-        let hub = FixHub(kind: .simulated)
+        let hub = LiveFixHub(kind: .simulated)
         await ScenarioPlayer(scenario: Scenario(steps: [.outage(.zero, reason: "blip")])).run(reportingTo: hub)
         #expect(await hub.link == .up(device: "simulated"))
         #expect(await hub.status().reconnects == 1)
     }
 
     @Test func noFixKeepsTheSourceUp() async {
-        let hub = FixHub(kind: .simulated)
+        let hub = LiveFixHub(kind: .simulated)
         await ScenarioPlayer(scenario: Scenario(steps: [.noFix(.zero)])).run(reportingTo: hub)
         #expect(await hub.link == .up(device: "simulated"))
         await #expect(throws: LocationError.locationUnknown) {
@@ -128,10 +128,10 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
     }
 
     @Test(.timeLimit(.minutes(1))) func loopingScenarioRepeatsUntilCancelled() async throws {
-        let hub = FixHub(kind: .simulated)
+        let hub = LiveFixHub(kind: .simulated)
         // Waits for the fixes themselves (no polling against a deadline:
         // under ThreadSanitizer on a loaded machine 5 s was not enough).
-        let fixes = hub.subscribe(WatchOptions())
+        let fixes = hub.updates(WatchOptions())
         let player = Task {
             await ScenarioPlayer(
                 scenario: Scenario(

@@ -55,7 +55,7 @@ import Testing
 
     @Test func asAFallback() async throws {
         let position = try StaticPosition(latitude: 1, longitude: 2, horizontalAccuracy: 30)
-        let hub = FixHub(kind: .gpsd, fallback: position.fallback)
+        let hub = LiveFixHub(kind: .gpsd, fallback: position.fallback)
         await hub.receive(.disconnected(reason: "no gpsd"))
         let fix = try await hub.location(LocationRequest())
         #expect(fix.coordinate == position.coordinate)
@@ -65,13 +65,13 @@ import Testing
     }
 }
 
-/// The static source is a fixed hub fed by a ticker: the position answers
+/// The static source is a FixedPosition fed by a ticker: the position answers
 /// every request at once, and ticks reach watchers only while someone listens.
 @Suite(.timeLimit(.minutes(1))) struct StaticSourceTests {
     static let position = try! StaticPosition(latitude: 1, longitude: 2)
 
     @Test func answersItsPositionAtOnce() async throws {
-        let hub = StaticFixProducer(position: Self.position).makeHub()
+        let hub = StaticFixProducer(position: Self.position).makePosition()
         let fix = try await hub.location(LocationRequest(maxAge: .zero))
         #expect(fix.coordinate == Coordinate(latitude: 1, longitude: 2))
         #expect(fix.age() < 5)
@@ -82,30 +82,30 @@ import Testing
     }
 
     @Test func twoDimensionalPositionRefusesA3DRequestAtOnce() async throws {
-        let hub = StaticFixProducer(position: Self.position).makeHub()
+        let hub = StaticFixProducer(position: Self.position).makePosition()
         // Nothing better will come: refused at once, not at the 300 s timeout (the suite's limit is a minute).
         await #expect(throws: LocationError.locationUnknown) {
             try await hub.location(LocationRequest(timeout: .seconds(300), minMode: .threeD))
         }
         #expect(hub.cachedAnswer(LocationRequest(minMode: .threeD)) == nil)
         let withAltitude = StaticFixProducer(position: try StaticPosition(latitude: 1, longitude: 2, altitude: 3))
-        #expect(try await withAltitude.makeHub().location(LocationRequest(minMode: .threeD)).mode == .threeD)
+        #expect(try await withAltitude.makePosition().location(LocationRequest(minMode: .threeD)).mode == .threeD)
     }
 
     @Test func aNewWatcherIsShownThePosition() throws {
-        let hub = StaticFixProducer(position: Self.position).makeHub()
+        let hub = StaticFixProducer(position: Self.position).makePosition()
         #expect(hub.fixForNewWatcher()?.coordinate == Self.position.coordinate)
-        // A streaming hub has nothing to show before its next fix.
-        #expect(FixHub(kind: .gpsd, fallback: Self.position.fallback).fixForNewWatcher() == nil)
+        // A live hub has nothing to show before its next fix.
+        #expect(LiveFixHub(kind: .gpsd, fallback: Self.position.fallback).fixForNewWatcher() == nil)
     }
 
     @Test func ticksWhileWatchedOnAFixedSchedule() async throws {
         let period = Duration.milliseconds(20)
         let producer = StaticFixProducer(position: Self.position, period: period)
-        let hub = producer.makeHub()
+        let hub = producer.makePosition()
         let running = Task { await producer.run(reportingTo: hub) }
         defer { running.cancel() }
-        var updates = hub.subscribe(WatchOptions()).makeAsyncIterator()
+        var updates = hub.updates(WatchOptions()).makeAsyncIterator()
         var times: [ContinuousClock.Instant] = []
         for _ in 0..<3 {
             let fix = try #require(try await updates.next())
@@ -122,14 +122,14 @@ import Testing
 
     @Test func restsWhileNobodyListens() async throws {
         let producer = StaticFixProducer(position: Self.position, period: .milliseconds(1))
-        let hub = producer.makeHub()
+        let hub = producer.makePosition()
         let running = Task { await producer.run(reportingTo: hub) }
         // An absence has no signal: fifty periods with nobody listening must bring no tick.
         try await Task.sleep(for: .milliseconds(50))
         #expect(await hub.status().fixes == 0)
         #expect(!hub.isListened)
         // A listener wakes it.
-        var updates = hub.subscribe(WatchOptions()).makeAsyncIterator()
+        var updates = hub.updates(WatchOptions()).makeAsyncIterator()
         #expect(try await updates.next() != nil)
         #expect(await hub.status().fixes >= 1)
         running.cancel()
@@ -138,7 +138,7 @@ import Testing
 
     @Test func cancelledWhileWaitingForAListenerReturns() async {
         let producer = StaticFixProducer(position: Self.position)
-        let hub = producer.makeHub()
+        let hub = producer.makePosition()
         let running = Task { await producer.run(reportingTo: hub) }
         running.cancel()
         await running.value
@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func status() async throws {
-        let hub = StaticFixProducer(position: Self.position).makeHub()
+        let hub = StaticFixProducer(position: Self.position).makePosition()
         let status = await hub.status()
         #expect(status.kind == .static)
         #expect(status.connected)

@@ -20,7 +20,7 @@ import PetSpotStaticSource
 /// stops (a finding).
 let hub = StaticFixProducer(
     position: try! StaticPosition(latitude: 52.52, longitude: 13.405, horizontalAccuracy: 25, altitude: 34)
-).makeHub()
+).makePosition()
 let dispatcher = Dispatcher(
     hub: hub,
     policy: OpenAccess(),

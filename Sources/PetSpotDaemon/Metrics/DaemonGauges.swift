@@ -27,7 +27,7 @@ public final class DaemonGauges: Sendable {
     /// A fix at most this old counts as "has fix" (the default `maxAge`).
     public static let freshness: Double = 5
 
-    private let hub: FixHub
+    private let hub: any PositionSource
     private let registry: ClientRegistry
     private let startedAt: ContinuousClock.Instant
     private let connected, hasFix, fixAge, fixMode, clients, watchers, heldBytes: Gauge
@@ -36,7 +36,7 @@ public final class DaemonGauges: Sendable {
     private let lastCounts = Mutex<(fixes: Int, rejected: Int, reconnects: Int)>((0, 0, 0))
 
     public init(
-        hub: FixHub, registry: ClientRegistry, startedAt: ContinuousClock.Instant = .now,
+        hub: any PositionSource, registry: ClientRegistry, startedAt: ContinuousClock.Instant = .now,
         factory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.hub = hub

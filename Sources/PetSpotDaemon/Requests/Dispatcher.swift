@@ -14,8 +14,8 @@ public typealias MessageSink = @Sendable (JSONValue) -> Void
 /// Transport-free (watch updates go to the connection's ``UpdateOutlet``),
 /// so tests drive it directly.
 public struct Dispatcher: Sendable {
-    /// Where positions come from (every kind of source is a hub).
-    public let hub: FixHub
+    /// Where positions come from (a live hub or a fixed position, behind one protocol).
+    public let hub: any PositionSource
     public let policy: any AccessPolicy
     public let registry: ClientRegistry
     public let startedAt: ContinuousClock.Instant
@@ -29,7 +29,7 @@ public struct Dispatcher: Sendable {
     public let station: StationWatch?
 
     public init(
-        hub: FixHub,
+        hub: any PositionSource,
         policy: any AccessPolicy,
         registry: ClientRegistry,
         logger: Logger,

@@ -4,6 +4,10 @@ import PetSpotPolicy
 /// How fixes are shown to a client with a given accuracy: as they are, or
 /// reduced (SPEC §3). A value, so a watcher can keep the one its policy
 /// granted and apply it to each fix without asking the policy again.
+///
+/// Here is what `location.get` and watches share; how a watcher's updates
+/// are filtered under a presentation lives with the watches
+/// (`Watch/FixPresentation+Watch.swift`).
 public enum FixPresentation: Sendable, Hashable {
     /// The fix as the source gave it.
     case full
@@ -28,23 +32,5 @@ public enum FixPresentation: Sendable, Hashable {
         var request = request
         request.desiredAccuracy = nil
         return request
-    }
-
-    /// Whether `shown` (a fix already passed through ``apply(_:)``) goes to a
-    /// watcher with `options` whose last update was `last` (also as shown).
-    ///
-    /// A reduced watch is judged on snapped positions only: its
-    /// `distanceFilter` compares cells, never true positions, and it gets at
-    /// most one update per `updateInterval` whatever `interval` it asked for,
-    /// so the timing of its updates cannot trace moves inside a cell.
-    public func shouldDeliver(_ shown: LocationFix, after last: LocationFix?, options: WatchOptions) -> Bool {
-        switch self {
-        case .full:
-            return options.shouldDeliver(shown, after: last)
-        case .reduced(_, let updateInterval):
-            var throttled = options
-            throttled.interval = max(options.interval ?? .zero, updateInterval)
-            return throttled.shouldDeliver(shown, after: last)
-        }
     }
 }

@@ -2,46 +2,46 @@ import PetSpotFixHub
 import PetSpotLocation
 import ServiceLifecycle
 
-/// The position source the daemon serves from: the hub every request and
-/// watch is answered from, and the producer that feeds it (the gpsd reader,
-/// the scenario player, the static position's ticker), run as a service of
-/// its own. Every kind of source has this one shape, so the daemon has one
-/// path for answers and one for watches.
+/// The position source the daemon serves from: the ``PositionSource`` every
+/// request and watch is answered from, and what feeds it (the gpsd reader
+/// or the scenario player feeding a ``LiveFixHub``, the static position's
+/// ticker feeding a ``FixedPosition``), run as a service of its own. The
+/// daemon sees only the protocol, so it has one path for answers and one
+/// for watches; which kind it gets is chosen in one place (the daemon
+/// app's `SourceFactory`).
 public struct DaemonSource: Sendable {
-    /// Feeds ``hub``.
-    public var producer: any FixProducer
     /// Answers location requests and watches.
-    public var hub: FixHub
+    public var hub: any PositionSource
+    /// Feeds ``hub`` until the calling task is cancelled; returning early
+    /// means it has nothing more to say (a finished scenario).
+    public var feed: @Sendable () async -> Void
 
-    public init(producer: any FixProducer, hub: FixHub) {
-        self.producer = producer
+    /// A source: `hub`, fed by `feed`.
+    public init(_ hub: any PositionSource, feed: @escaping @Sendable () async -> Void) {
         self.hub = hub
+        self.feed = feed
     }
 
-    /// A streaming source: `producer` feeding a new hub.
-    public static func streaming(
+    /// A live source: `producer` feeding a new ``LiveFixHub``.
+    public static func live(
         _ producer: any FixProducer, minimumMode: FixMode, fallback: Fallback? = nil
     ) -> DaemonSource {
-        DaemonSource(
-            producer: producer, hub: FixHub(kind: producer.kind, minimumMode: minimumMode, fallback: fallback))
+        let hub = LiveFixHub(kind: producer.kind, minimumMode: minimumMode, fallback: fallback)
+        return DaemonSource(hub) { await producer.run(reportingTo: hub) }
     }
 }
 
-/// Runs a ``FixProducer`` for the daemon's lifetime.
+/// Runs a ``DaemonSource``'s feed for the daemon's lifetime.
 public struct ProducerService: Service, CustomStringConvertible {
-    let producer: any FixProducer
-    let hub: FixHub
+    let source: DaemonSource
 
-    public init(producer: any FixProducer, hub: FixHub) {
-        self.producer = producer
-        self.hub = hub
-    }
+    public init(_ source: DaemonSource) { self.source = source }
 
-    public var description: String { "ProducerService(\(producer.kind.rawValue))" }
+    public var description: String { "ProducerService(\(source.hub.kind.rawValue))" }
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            await producer.run(reportingTo: hub)
+            await source.feed()
             // A finished (non-looping) scenario keeps its last state: stay
             // alive until shutdown so the service group does not stop.
             try? await gracefulShutdown()

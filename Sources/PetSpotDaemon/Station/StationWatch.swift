@@ -32,7 +32,7 @@ public final class StationWatch: Service, Sendable, CustomStringConvertible {
     public let radius: Double
     /// How long every fix must agree before the state changes.
     public let hold: Duration
-    private let hub: FixHub
+    private let hub: any PositionSource
     private let audit: AuditLog?
     private let logger: Logger
     private let displacementGauge: Gauge
@@ -49,7 +49,7 @@ public final class StationWatch: Service, Sendable, CustomStringConvertible {
 
     /// Creates the watch of `hub`'s fixes against `home`.
     public init(
-        home: Coordinate, radius: Double, hold: Duration, hub: FixHub, audit: AuditLog?, logger: Logger,
+        home: Coordinate, radius: Double, hold: Duration, hub: any PositionSource, audit: AuditLog?, logger: Logger,
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.home = home

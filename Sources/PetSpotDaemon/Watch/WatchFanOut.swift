@@ -21,9 +21,11 @@ import Synchronization
 /// fixes only for listeners (the static position's ticker) rests while
 /// nobody watches.
 ///
-/// Per-watcher rules are the same as a hub subscription's:
-/// ``WatchOptions/shouldDeliver(_:after:)`` decides, the watcher's granted
-/// presentation (full or snapped) shapes the fix, and its connection's
+/// Per-watcher rules are the same wherever fixes reach watchers: the
+/// watcher's ``WatchFilter`` decides (the one `MockLocationService` and
+/// ``PositionSource/updates(_:)`` use), the watcher's granted presentation
+/// (full or snapped) shapes the fix and sets its minimum interval, and its
+/// connection's
 /// ``UpdateOutlet`` keeps only the newest line while the client is not reading.
 public final class WatchFanOut: Service, Sendable {
     /// One watch: its connection and subscription number.
@@ -38,13 +40,13 @@ public final class WatchFanOut: Service, Sendable {
     }
 
     /// How the fan-out hears of fixes: a synchronous observation
-    /// (``FixHub/observe(_:)``), so each fix goes to the loops from the
+    /// (``PositionSource/observe(_:)``), so each fix goes to the loops from the
     /// source's own executor with no task wake-up in between. Returns the
     /// observation's end.
     typealias Observation = @Sendable (@escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void
 
     private let observe: Observation
-    /// What a watcher joining now is shown at once (``FixHub/fixForNewWatcher(at:)``).
+    /// What a watcher joining now is shown at once (``PositionSource/fixForNewWatcher(at:)``).
     private let currentFix: @Sendable () -> LocationFix?
     private let authorizationChanges: (@Sendable () async -> AsyncStream<Void>)?
     private let tables: [(loop: any EventLoop, table: NIOLoopBoundBox<LoopTable>)]
@@ -63,17 +65,17 @@ public final class WatchFanOut: Service, Sendable {
     }
 
     /// Creates the fan-out for the loops of `group`, fed by `hub` directly
-    /// (``FixHub/observe(_:)``).
+    /// (``PositionSource/observe(_:)``).
     /// - Parameter authorizationChanges: yields whenever authorizations may
     ///   have changed (``AccessPolicy/authorizationChanges()``); every
     ///   watcher's re-check then runs. `nil`: nothing re-checks.
     public convenience init(
         group: any EventLoopGroup, authorizationChanges: (@Sendable () async -> AsyncStream<Void>)? = nil,
-        hub: FixHub
+        hub: any PositionSource
     ) {
         self.init(
             group: group, authorizationChanges: authorizationChanges, currentFix: { hub.fixForNewWatcher() },
-            observe: hub.observe)
+            observe: { hub.observe($0) })
     }
 
     init(
@@ -185,15 +187,14 @@ public final class WatchFanOut: Service, Sendable {
 final class LoopTable {
     /// One watcher (a reference, so delivery updates it without copying the table).
     final class Watcher {
-        let options: WatchOptions
-        /// The last fix delivered, as this watcher was shown it.
-        var lastDelivered: LocationFix?
+        /// Its options and the last fix delivered, as this watcher was shown it.
+        var filter: WatchFilter
         let presentation: GrantedPresentation
         let outlet: any UpdateOutlet
         let subscription: Int
 
         init(options: WatchOptions, presentation: GrantedPresentation, outlet: any UpdateOutlet, subscription: Int) {
-            self.options = options
+            self.filter = WatchFilter(options)
             self.presentation = presentation
             self.outlet = outlet
             self.subscription = subscription
@@ -206,8 +207,9 @@ final class LoopTable {
     /// serialized once per presentation with the age measured once for the
     /// pass, and each distinct line (presentation and subscription number)
     /// rendered once. Each watcher's filter judges the fix as that watcher is
-    /// shown it (``FixPresentation/shouldDeliver(_:after:options:)``), so a
-    /// reduced watch never learns of moves inside a cell.
+    /// shown it, with its presentation's ``FixPresentation/minimumUpdateInterval``
+    /// (``FixPresentation/shouldDeliver(_:after:options:)``), so a reduced
+    /// watch never learns of moves inside a cell.
     func deliver(_ fix: LocationFix) { deliver(fix, to: watchers.values) }
 
     /// Writes `fix` to those of `watchers` whose options take it.
@@ -231,10 +233,7 @@ final class LoopTable {
                 rendered.append((presentation, shown, UpdateNotification(fix: shown).stamped(at: now), [:]))
             }
             let shown = rendered[index].shown
-            guard presentation.shouldDeliver(shown, after: watcher.lastDelivered, options: watcher.options) else {
-                continue
-            }
-            watcher.lastDelivered = shown
+            guard watcher.filter.pass(shown, minimumInterval: presentation.minimumUpdateInterval) else { continue }
             let update: RenderedUpdate
             if let line = rendered[index].lines[watcher.subscription] {
                 update = line

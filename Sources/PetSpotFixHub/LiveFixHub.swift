@@ -1,22 +1,18 @@
 import PetSpotLocation
 import Synchronization
 
-/// The shared engine behind every source: it keeps the newest valid fix,
-/// answers one-shot requests (at once from the cache, or by waiting with a
-/// deadline), fans fixes out to watchers, and keeps the counters
-/// `daemon.status` shows.
-///
-/// A streaming source (gpsd, a scenario) feeds it fixes as they come. A
-/// fixed position (the static source) is a hub made with ``init(fixed:minimumMode:)``:
-/// it answers every request from the position at once, and its producer
-/// (which ticks only while someone listens, ``untilListened()``) feeds its
-/// watchers like any other source's.
+/// The engine behind a streaming source (gpsd, a scenario): its producer
+/// feeds it fixes as they come; it keeps the newest valid fix, answers
+/// one-shot requests (at once from the cache, or by waiting with a
+/// deadline, or from the fallback), hands fixes to its observers, and keeps
+/// the counters `daemon.status` shows. The static source is a
+/// ``FixedPosition`` instead: it has nothing to wait for.
 ///
 /// Every fix from a producer is validated here, so no source can hand a
-/// client an invalid coordinate. Watchers are buffered newest-only: a
-/// watcher that does not consume holds at most one pending fix and never
-/// slows anyone else.
-public actor FixHub {
+/// client an invalid coordinate. An actor: one-shot requests wait under its
+/// exclusion (``location(_:)``); what needs no waiting (the cached answer,
+/// observing) is read without a hop.
+public actor LiveFixHub: PositionSource {
     /// Connection state of the primary source.
     public enum Link: Sendable, Equatable {
         /// No attempt has finished yet: requests wait.
@@ -33,20 +29,12 @@ public actor FixHub {
         var continuation: CheckedContinuation<Result<LocationFix, LocationError>, Never>
     }
 
-    private struct Watcher {
-        var options: WatchOptions
-        var lastDelivered: LocationFix?
-        var continuation: AsyncThrowingStream<LocationFix, any Error>.Continuation
-    }
-
     /// The kind of the primary source.
     public nonisolated let kind: FixSourceKind
     /// Fixes of a lower mode are rejected.
     public nonisolated let minimumMode: FixMode
     /// Answers while the primary has nothing.
     public nonisolated let fallback: Fallback?
-    /// The position a fixed hub answers every request from; `nil` for a streaming hub.
-    public nonisolated let fixed: Fallback?
 
     public private(set) var link: Link = .starting
     public private(set) var latest: LocationFix? {
@@ -62,31 +50,10 @@ public actor FixHub {
     private var hasConnectedBefore = false
     private var nextID: UInt64 = 0
     private var waiters: [UInt64: Waiter] = [:]
-    /// Subscriptions, behind a lock rather than the actor so that
-    /// subscribing and unsubscribing need no actor hop (and no relay task
-    /// per watcher); fan-out takes the lock once per fix.
-    private nonisolated let watchers = Mutex<Watchers>(Watchers())
-
-    private struct Watchers {
-        var nextID: UInt64 = 0
-        var byID: [UInt64: Watcher] = [:]
-        var observers: [UInt64: @Sendable (LocationFix) -> Void] = [:]
-        /// Producers waiting in ``untilListened()``.
-        var listenWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-
-        var isListened: Bool { !byID.isEmpty || !observers.isEmpty }
-
-        /// Registers a listener; the producers waiting for one, to resume once the lock is released.
-        mutating func listen(
-            _ add: (inout Watchers, UInt64) -> Void
-        ) -> (UInt64, [CheckedContinuation<Void, Never>]) {
-            nextID &+= 1
-            add(&self, nextID)
-            let waiting = Array(listenWaiters.values)
-            listenWaiters.removeAll()
-            return (nextID, waiting)
-        }
-    }
+    /// Observers, behind their own lock rather than the actor, so that
+    /// observing and ending an observation need no actor hop; fan-out takes
+    /// the lock once per fix.
+    private nonisolated let observers = FixObservers()
 
     /// Creates a hub.
     /// - Parameters:
@@ -97,19 +64,6 @@ public actor FixHub {
         self.kind = kind
         self.minimumMode = minimumMode
         self.fallback = fallback
-        self.fixed = nil
-    }
-
-    /// Creates a hub for a fixed position (the static source): every request
-    /// is answered from `position` at once (or refused at once when it asks
-    /// for a higher mode than the position has), and the source is up from
-    /// the start. Its watchers get the fixes its producer ticks in.
-    public init(fixed position: Fallback, minimumMode: FixMode = .twoD) {
-        self.kind = position.kind
-        self.minimumMode = minimumMode
-        self.fallback = nil
-        self.fixed = position
-        self.link = .up(device: nil)
     }
 
     // MARK: Input from producers
@@ -145,14 +99,8 @@ public actor FixHub {
     /// The newest fix when it answers `request` at once (see
     /// ``LocationRequest/isAnswerable(from:at:)``), without an actor hop;
     /// `nil` when ``location(_:)`` has to decide (wait, fallback, outage).
-    public nonisolated func cachedAnswer(
-        _ request: LocationRequest, at now: ContinuousClock.Instant = .now
-    ) -> LocationFix? {
-        if let fixed {
-            let fix = fixed.makeFix(now)
-            return request.accepts(fix) ? fix : nil
-        }
-        return snapshot.withLock { latest in
+    public nonisolated func cachedAnswer(_ request: LocationRequest, at now: ContinuousClock.Instant) -> LocationFix? {
+        snapshot.withLock { latest in
             guard let latest, request.isAnswerable(from: latest, at: now) else { return nil }
             return latest
         }
@@ -161,11 +109,6 @@ public actor FixHub {
     /// One fix with the semantics of `location.get`; see ``LocationService/location(_:)``.
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
         let now = ContinuousClock.now
-        if fixed != nil {
-            // Nothing better will ever come: the position answers, or nothing does.
-            guard let fix = cachedAnswer(request, at: now) else { throw .locationUnknown }
-            return fix
-        }
         if let latest, request.isAnswerable(from: latest, at: now) { return latest }
         // A fresh cached fix that only misses desiredAccuracy has been seen:
         // it answers at the timeout unless a better one arrives.
@@ -197,66 +140,23 @@ public actor FixHub {
         return try result.get()
     }
 
-    /// Subscribes to fixes filtered by `options`, newest-only buffered.
-    /// The subscription ends when the stream is dropped or its consumer is cancelled.
-    public nonisolated func subscribe(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<LocationFix, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(1)
-        )
-        let (id, waiting) = watchers.withLock { watchers in
-            watchers.listen { watchers, id in
-                watchers.byID[id] = Watcher(options: options, lastDelivered: nil, continuation: continuation)
-            }
-        }
-        for producer in waiting { producer.resume() }
-        continuation.onTermination = { [weak self] _ in self?.removeWatcher(id) }
-        return stream
-    }
+    /// `nil`: a live hub's watchers get its next fix.
+    public nonisolated func fixForNewWatcher(at now: ContinuousClock.Instant) -> LocationFix? { nil }
 
-    /// The fix a watcher joining now is shown at once: a fixed hub's
-    /// position; `nil` for a streaming hub, whose watchers get its next fix.
-    public nonisolated func fixForNewWatcher(at now: ContinuousClock.Instant = .now) -> LocationFix? {
-        fixed?.makeFix(now)
-    }
+    /// Whether anyone observes now.
+    public nonisolated var isListened: Bool { observers.isListened }
 
-    /// Returns once someone listens (a subscription or an observation), at
-    /// once if someone does now, or when the calling task is cancelled: a
-    /// producer that makes fixes only for listeners (the static source's
-    /// ticker) waits here, so an unwatched fixed hub costs no CPU.
-    public nonisolated func untilListened() async {
-        let id = watchers.withLock { watchers in
-            watchers.nextID &+= 1
-            return watchers.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = watchers.withLock { watchers in
-                    if watchers.isListened || Task.isCancelled { return true }
-                    watchers.listenWaiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            watchers.withLock { $0.listenWaiters.removeValue(forKey: id) }?.resume()
-        }
-    }
-
-    /// Whether anyone listens now (see ``untilListened()``).
-    public nonisolated var isListened: Bool { watchers.withLock { $0.isListened } }
+    /// How many observations (``observe(_:)``) are open.
+    public nonisolated var observerCount: Int { observers.count }
 
     /// Calls `observer` with every accepted fix, synchronously on the hub's
     /// executor as the fix arrives: for a consumer that fans fixes out
     /// itself and must not add a task wake-up per fix (the daemon's
-    /// ``WatchFanOut`` hands each fix straight to the event loops). It must
+    /// `WatchFanOut` hands each fix straight to the event loops). It must
     /// return at once: it holds up the hub while it runs.
     /// - Returns: ends the observation; later fixes are not passed on.
     public nonisolated func observe(_ observer: @escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void {
-        let (id, waiting) = watchers.withLock { watchers in
-            watchers.listen { watchers, id in watchers.observers[id] = observer }
-        }
-        for producer in waiting { producer.resume() }
-        return { [weak self] in _ = self?.watchers.withLock { $0.observers.removeValue(forKey: id) } }
+        observers.observe(observer)
     }
 
     /// The counters and state for `daemon.status`.
@@ -271,8 +171,7 @@ public actor FixHub {
             kind: kind,
             connected: connected,
             device: device,
-            // A fixed position is as fresh as any answer it gives.
-            lastFixAge: fixed != nil ? 0 : latest.map { $0.age() },
+            lastFixAge: latest.map { $0.age() },
             fixes: fixCount,
             rejected: rejectedCount,
             reconnects: reconnectCount,
@@ -281,18 +180,8 @@ public actor FixHub {
         )
     }
 
-    private nonisolated func removeWatcher(_ id: UInt64) {
-        _ = watchers.withLock { $0.byID.removeValue(forKey: id) }
-    }
-
-    /// The mode of the newest fix (a fixed hub's position's), `nil` before any; without an actor hop.
-    public nonisolated var newestMode: FixMode? {
-        if let fixed { return fixed.makeFix(.now).mode }
-        return snapshot.withLock { $0?.mode }
-    }
-
-    /// How many watchers are subscribed.
-    public nonisolated var watcherCount: Int { watchers.withLock { $0.byID.count } }
+    /// The mode of the newest fix, `nil` before any; without an actor hop.
+    public nonisolated var newestMode: FixMode? { snapshot.withLock { $0?.mode } }
 
     /// How many one-shot requests are waiting.
     public var waiterCount: Int { waiters.count }
@@ -342,20 +231,7 @@ public actor FixHub {
                 waiters[id]?.best = LocationRequest.better(waiter.best, fix)
             }
         }
-        // Yielded after the lock is released: a yield resumes the consumer's
-        // task (taking its status lock) while a consumer being cancelled
-        // holds that lock and waits for this one in `removeWatcher`.
-        // Yielding under the lock deadlocked the two (seen at shutdown).
-        let (due, observers) = watchers.withLock { watchers in
-            var due: [AsyncThrowingStream<LocationFix, any Error>.Continuation] = []
-            for (id, watcher) in watchers.byID where watcher.options.shouldDeliver(fix, after: watcher.lastDelivered) {
-                watchers.byID[id]?.lastDelivered = fix
-                due.append(watcher.continuation)
-            }
-            return (due, Array(watchers.observers.values))
-        }
-        for observer in observers { observer(fix) }
-        for continuation in due { continuation.yield(fix) }
+        observers.publish(fix)
     }
 
     private func failWaitersOnOutage() {
