@@ -26,7 +26,8 @@ public actor LiveFixHub: PositionSource {
     private struct Waiter {
         var request: LocationRequest
         var best: LocationFix?
-        var continuation: CheckedContinuation<Result<LocationFix, LocationError>, Never>
+        /// Resumed by a fix, the deadline, an outage or the request's cancellation, whichever is first.
+        var continuation: ResumeOnce<Result<LocationFix, LocationError>>
     }
 
     /// The kind of the primary source.
@@ -128,13 +129,15 @@ public actor LiveFixHub: PositionSource {
         let deadline = now + request.timeout
         let result: Result<LocationFix, LocationError> = await withDeadline(deadline) {
             // The deadline ends the wait with a timeout (or the best fix seen).
-            await self.finish(id: id, cancelled: false)
+            await self.finish(id: id)
             return nil
         } operation: {
-            await withTaskCancellationHandler {
-                await self.wait(id: id, request: request, best: seen, deadline: deadline)
+            let waiter = ResumeOnce<Result<LocationFix, LocationError>>()
+            return await withTaskCancellationHandler {
+                await self.wait(id: id, request: request, best: seen, deadline: deadline, as: waiter)
             } onCancel: {
-                Task { await self.finish(id: id, cancelled: true) }
+                // At once, off the actor; the request leaves the waiters when it runs there again.
+                waiter.resume(.failure(.locationUnknown))
             }
         }
         return try result.get()
@@ -194,12 +197,13 @@ public actor LiveFixHub: PositionSource {
     }
 
     private func wait(
-        id: UInt64, request: LocationRequest, best: LocationFix?, deadline: ContinuousClock.Instant
+        id: UInt64, request: LocationRequest, best: LocationFix?, deadline: ContinuousClock.Instant,
+        as waiter: ResumeOnce<Result<LocationFix, LocationError>>
     ) async -> Result<LocationFix, LocationError> {
-        await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation { continuation in
             // The deadline task may already have run `finish` for this id
             // (a zero or tiny timeout): registering now would wait forever.
-            if Task.isCancelled || ContinuousClock.now >= deadline {
+            guard !Task.isCancelled, ContinuousClock.now < deadline, waiter.wait(continuation) else {
                 if let best, !Task.isCancelled {
                     continuation.resume(returning: .success(best))
                 } else {
@@ -207,26 +211,24 @@ public actor LiveFixHub: PositionSource {
                 }
                 return
             }
-            waiters[id] = Waiter(request: request, best: best, continuation: continuation)
+            waiters[id] = Waiter(request: request, best: best, continuation: waiter)
         }
+        // Resumed by its cancellation: it waits no more.
+        if Task.isCancelled { waiters[id] = nil }
+        return result
     }
 
-    /// Ends a wait at its deadline (best fix seen, else `locationUnknown`)
-    /// or on cancellation.
-    private func finish(id: UInt64, cancelled: Bool) {
+    /// Ends a wait at its deadline: the best fix seen, else `locationUnknown`.
+    private func finish(id: UInt64) {
         guard let waiter = waiters.removeValue(forKey: id) else { return }
-        if let best = waiter.best, !cancelled {
-            waiter.continuation.resume(returning: .success(best))
-        } else {
-            waiter.continuation.resume(returning: .failure(.locationUnknown))
-        }
+        waiter.continuation.resume(waiter.best.map { .success($0) } ?? .failure(.locationUnknown))
     }
 
     private func deliver(_ fix: LocationFix) {
         for (id, waiter) in waiters where waiter.request.accepts(fix) {
             if waiter.request.isGoodEnough(fix) {
                 waiters.removeValue(forKey: id)
-                waiter.continuation.resume(returning: .success(fix))
+                waiter.continuation.resume(.success(fix))
             } else {
                 waiters[id]?.best = LocationRequest.better(waiter.best, fix)
             }
@@ -239,9 +241,9 @@ public actor LiveFixHub: PositionSource {
         waiters.removeAll()
         for (_, waiter) in pending {
             if let best = waiter.best {
-                waiter.continuation.resume(returning: .success(best))
+                waiter.continuation.resume(.success(best))
             } else {
-                waiter.continuation.resume(returning: .failure(.sourceUnavailable))
+                waiter.continuation.resume(.failure(.sourceUnavailable))
             }
         }
     }

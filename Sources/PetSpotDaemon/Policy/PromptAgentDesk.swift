@@ -44,8 +44,12 @@ actor PromptAgentDesk {
         var agent: ConnectionID
         var message: JSONValue
         var deadline: ContinuousClock.Instant
-        var waiters: [UInt64: CheckedContinuation<AgentAnswer?, Never>] = [:]
+        var waiters: [UInt64: Waiter] = [:]
     }
+
+    /// One requester waiting for a prompt's answer: resumed by the answer,
+    /// or at once by its own cancellation (``ResumeOnce``).
+    typealias Waiter = ResumeOnce<AgentAnswer?>
 
     private var agent: Agent?
     /// Open prompts by id; at most one per uid (``promptByUid``).
@@ -188,25 +192,30 @@ actor PromptAgentDesk {
 
     /// Waits as `waiter` for the answer to prompt `id`; sends the prompt to
     /// `agent` once this first waiter is in place (the send never waits on
-    /// the agent's socket). A requester that leaves withdraws its interest.
-    private func awaitAnswer(to id: Int, as waiter: UInt64, sendingTo agent: Agent?) async -> AgentAnswer? {
-        await withTaskCancellationHandler {
+    /// the agent's socket). A requester that leaves (its task cancelled:
+    /// its connection closed) is resumed at once and withdraws its interest.
+    private func awaitAnswer(to id: Int, as number: UInt64, sendingTo agent: Agent?) async -> AgentAnswer? {
+        let waiter = Waiter()
+        let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                guard prompts[id] != nil else { return continuation.resume(returning: nil) }
-                prompts[id]?.waiters[waiter] = continuation
+                guard prompts[id] != nil, waiter.wait(continuation) else {
+                    return continuation.resume(returning: nil)
+                }
+                prompts[id]?.waiters[number] = waiter
                 guard let agent, let message = prompts[id]?.message else { return }
                 agent.send(message)
             }
         } onCancel: {
-            // The requester left (its connection closed): withdraw its interest.
-            Task { await self.withdraw(waiter, from: id) }
+            waiter.resume(nil)
         }
+        if Task.isCancelled { withdraw(number, from: id) }
+        return answer
     }
 
     /// One requester no longer waits; a prompt nobody waits for is withdrawn.
-    private func withdraw(_ waiter: UInt64, from id: Int) async {
-        guard let continuation = prompts[id]?.waiters.removeValue(forKey: waiter) else { return }
-        continuation.resume(returning: nil)
+    private func withdraw(_ number: UInt64, from id: Int) {
+        guard let waiter = prompts[id]?.waiters.removeValue(forKey: number) else { return }
+        waiter.resume(nil)
         guard let prompt = prompts[id], prompt.waiters.isEmpty else { return }
         prompts[id] = nil
         prompted.unanswered.increment()
@@ -221,6 +230,6 @@ actor PromptAgentDesk {
         guard let prompt = prompts.removeValue(forKey: id) else { return }
         (answer != nil ? prompted.answered : timedOut ? prompted.timedOut : prompted.unanswered).increment()
         if let uid = promptByUid.first(where: { $0.value == id })?.key { promptByUid[uid] = nil }
-        for continuation in prompt.waiters.values { continuation.resume(returning: answer) }
+        for waiter in prompt.waiters.values { waiter.resume(answer) }
     }
 }
