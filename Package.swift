@@ -336,7 +336,7 @@ let package = Package(
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
                 "PetSpotFixHub", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
-                "DaemonTestSupport", "PetSpotDaemonApp", logging,
+                "DaemonTestSupport", "PetSpotDaemonApp", "PetSpotConfiguration", logging,
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
