@@ -37,9 +37,6 @@ struct OutboundQueue {
     /// Whether nothing waits to be written.
     var isEmpty: Bool { lines.isEmpty && updates.isEmpty }
 
-    /// Whether a line may go now (``nextLine()`` answers one).
-    var hasReadyLine: Bool { ready > 0 }
-
     /// Whether an update is held (``nextUpdate(_:)`` may answer one).
     var holdsUpdates: Bool { !updates.isEmpty }
 
