@@ -12,8 +12,8 @@ import PetSpotPolicy
 /// Re-reads the configuration file on SIGHUP and puts its `[policy]` in force.
 ///
 /// The reload's diff lives here, not in the engine: what changed in the
-/// policy, and every client seen lately whose status or accuracy moved,
-/// judged with the engine's synchronous grant before and after
+/// policy, and every client seen lately whose status or accuracy moved, as
+/// the engine read them in the same step as the swap
 /// (``putInForce(_:engine:audit:)``), is recorded in the audit log.
 ///
 /// A file that fails to load or validate leaves the running configuration
@@ -71,30 +71,24 @@ struct ConfigurationReloader: Sendable {
 
     /// Puts `policy` in force in `engine` and audits the reload: what
     /// changed in the policy (`policy.reloaded`), and each client seen lately
-    /// whose status or accuracy it moved (`policy.statusChanged`). Nothing is
-    /// recorded when the policy is the same.
-    ///
-    /// The statuses are the engine's grants just before and just after the
-    /// swap; a decision taken between the two reads would be counted as the
-    /// reload's.
+    /// whose status or accuracy it moved (`policy.statusChanged`), as the
+    /// engine read them in the same step as the swap
+    /// (``PolicyEngine/update(policy:)``). Nothing is recorded when the
+    /// policy is the same.
     static func putInForce(_ policy: Policy, engine: PolicyEngine, audit: AuditLog?) async {
-        let clients = engine.recentClients
-        let before = clients.map { engine.grant(for: $0, connection: ConnectionID(0)).state }
-        let previous = await engine.update(policy: policy)
-        guard previous != policy, let audit else { return }
+        let reload = await engine.update(policy: policy)
+        guard reload.previous != policy, let audit else { return }
         audit.record(
             AuditRecord(
                 method: AuditEvent.policyReloaded.rawValue, client: ClientIdentity.daemonProcess,
-                reason: changes(from: previous, to: policy)))
-        for (client, old) in zip(clients, before) {
-            let new = engine.grant(for: client, connection: ConnectionID(0)).state
-            guard new.status != old.status || new.accuracy != old.accuracy else { continue }
+                reason: changes(from: reload.previous, to: policy)))
+        for moved in reload.moved {
             audit.record(
                 AuditRecord(
-                    method: AuditEvent.policyStatusChanged.rawValue, client: client, status: new.status,
-                    accuracy: new.accuracy,
-                    decidedBy: new.decidedBy.rawValue,
-                    reason: "was \(old.status.rawValue)\(old.accuracy.map { " (\($0.rawValue))" } ?? "")"))
+                    method: AuditEvent.policyStatusChanged.rawValue, client: moved.client, status: moved.now.status,
+                    accuracy: moved.now.accuracy,
+                    decidedBy: moved.now.decidedBy.rawValue,
+                    reason: "was \(moved.was.status.rawValue)\(moved.was.accuracy.map { " (\($0.rawValue))" } ?? "")"))
         }
     }
 

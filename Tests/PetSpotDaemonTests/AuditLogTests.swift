@@ -125,6 +125,30 @@ import TestSupport
         #expect(lines.last?.contains(#""repeated":9999"#) == true)
     }
 
+    /// Authorization changes carry a reason but are never counted away:
+    /// two identical reloads, and the same client moved by each, within one
+    /// window are four records, none a summary.
+    @Test func authorizationChangesWithAReasonAreEachRecorded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("audit.jsonl")
+        let log = AuditLog(path: path, maxBytes: 1 << 20, repeatWindow: .seconds(3600), logger: Logger(label: "test"))
+        for _ in 0..<2 {
+            log.record(
+                AuditRecord(
+                    method: AuditEvent.policyReloaded.rawValue, client: ClientIdentity.daemonProcess,
+                    reason: "default denied → authorized"))
+            log.record(
+                AuditRecord(
+                    method: AuditEvent.policyStatusChanged.rawValue, client: Self.client, status: .authorized,
+                    reason: "was denied"))
+        }
+        log.flushRepeats()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 4, "\(lines)")
+        #expect(!lines.contains { $0.contains("repeated") })
+    }
+
     /// The window ends: the next identical refusal is recorded again, after the summary.
     @Test func item05_aNewWindowRecordsAgain() async throws {
         let directory = try TemporaryDirectory()

@@ -55,6 +55,37 @@ import TestSupport
         #expect(engine.grant(for: Self.alice, connection: ConnectionID(1)).state.status == .denied)
     }
 
+    /// A reload reads the recent clients' states before and after in the
+    /// same step as the swap: a decision another connection takes while the
+    /// reload runs is the decision's, never recorded as the reload's. The
+    /// two policies here judge every client alike, so no reload may record a
+    /// `policy.statusChanged`, however the decisions interleave.
+    @Test func aDecisionTakenDuringAReloadIsNotCountedAsTheReloads() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let admin = PrincipalSet(users: ["root"])
+        let policies = [
+            Policy(prompt: .allow, promptTimeout: .seconds(30), admin: admin),
+            Policy(prompt: .allow, promptTimeout: .seconds(31), admin: admin),
+        ]
+        let path = directory.file("audit.jsonl")
+        let audit = AuditLog(path: path, maxBytes: 1 << 22, logger: Logger(label: "test"))
+        let engine = PolicyEngine(
+            policy: policies[0], stateDirectory: directory.path, audit: audit, logger: Logger(label: "test"))
+        for round in 0..<200 {
+            _ = engine.grant(for: Self.alice, connection: ConnectionID(1))
+            async let reloaded: Void = ConfigurationReloader.putInForce(
+                policies[(round + 1) % 2], engine: engine, audit: audit)
+            async let decided = engine.request(for: Self.alice, connection: ConnectionID(1), accuracy: .full)
+            _ = await reloaded
+            #expect(try await decided.status == .authorized)
+            try await engine.reset(uid: Self.alice.uid, by: Self.root)
+        }
+        let lines = Self.lines(path)
+        #expect(lines.filter { $0.contains(#""method":"policy.reloaded""#) }.count == 200)
+        #expect(!lines.contains { $0.contains(#""method":"policy.statusChanged""#) })
+    }
+
     @Test func item24_agentRegistrationReplacementAndAllowOnceEndAreRecorded() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

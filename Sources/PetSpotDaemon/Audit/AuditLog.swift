@@ -31,6 +31,9 @@ import Synchronization
 /// refusal of a minute is recorded; identical ones within the following
 /// ``repeatWindow`` are only counted, and one summary record with
 /// `repeated: N` ("N more refusals") is written when the window is over.
+/// Authorization changes (``isAuthorizationChange(_:)``: reloads, the
+/// statuses they move, agent changes) carry a reason too, but each is
+/// written whole: they are rare, and who was moved when is their point.
 ///
 /// Durability: every record is written (`write(2)`) before the answer it
 /// records leaves the daemon, so a daemon crash loses nothing. Records of
@@ -119,7 +122,7 @@ public final class AuditLog: Sendable {
         file.withLock { file in
             let now = ContinuousClock.now
             if let end = file.nextWindowEnd, end <= now { summarise(&file, endedBy: now) }
-            if record.reason != nil {
+            if record.reason != nil, !Self.isAuthorizationChange(record) {
                 let key = RepeatKey(
                     uid: record.client.uid, method: record.method, status: record.status, reason: record.reason)
                 if file.repeats[key] != nil {

@@ -22,8 +22,8 @@ import Synchronization
 /// and resets wake the watchers (``AuthorizationChanges``) once the store
 /// has changed.
 ///
-/// What a reload changed for whom is recorded by the reloader, which reads
-/// grants before and after ``update(policy:)``. A reload that no longer
+/// What a reload changed for whom is read by ``update(policy:)`` atomically
+/// with the swap and recorded by the reloader. A reload that no longer
 /// lists the agent's user or groups drops the agent.
 public final class PolicyEngine: AccessPolicy {
     /// Everything a grant is judged from.
@@ -112,25 +112,67 @@ public final class PolicyEngine: AccessPolicy {
         return .object(status)
     }
 
+    /// What a reload changed: the policy it replaced, and every client seen
+    /// lately whose status or accuracy it moved.
+    public struct Reload: Sendable {
+        /// A client whose grant the reload moved.
+        public struct Moved: Sendable, Equatable {
+            public let client: ClientIdentity
+            /// Its state under the policy replaced.
+            public let was: AuthorizationState
+            /// Its state under the policy now in force.
+            public let now: AuthorizationState
+        }
+        /// The policy replaced.
+        public let previous: Policy
+        /// The clients it moved, in no particular order.
+        public let moved: [Moved]
+    }
+
     /// Puts a new policy in force (SIGHUP reload). Existing connections are
     /// judged by it from their next request or watch update on; watchers are
     /// woken once it is in force.
-    /// - Returns: the policy it replaced.
+    ///
+    /// The recent clients' states before are read under the same lock as the
+    /// swap, and after in the same step as the swap (or, while the remembered
+    /// decisions are quarantined, as the re-read file is installed), so a
+    /// decision or reset taken by another connection meanwhile is never
+    /// counted as the reload's: between the two steps nothing is remembered,
+    /// since a quarantine refuses every decision.
+    /// - Returns: the policy it replaced and the clients whose grant it moved.
     @discardableResult
-    public func update(policy: Policy) async -> Policy {
-        let (previous, quarantined) = store.withLock { store in
-            defer { store.policy = policy }
-            return (store.policy, store.decisions.quarantine == nil ? nil : store.decisions)
+    public func update(policy: Policy) async -> Reload {
+        struct Swapped {
+            let previous: Policy
+            let clients: [ClientIdentity]
+            let before: [AuthorizationState]
+            /// Nil while the decisions are quarantined: read after the re-read file is installed.
+            let after: [AuthorizationState]?
+            let quarantined: DecisionStore?
         }
+        let swapped = store.withLock { store in
+            let clients = Array(store.recentClients.values)
+            let before = clients.map { store.status(for: $0, connection: Self.noConnection) }
+            let previous = store.policy
+            store.policy = policy
+            guard store.decisions.quarantine == nil else {
+                return Swapped(
+                    previous: previous, clients: clients, before: before, after: nil, quarantined: store.decisions)
+            }
+            let after = clients.map { store.status(for: $0, connection: Self.noConnection) }
+            return Swapped(previous: previous, clients: clients, before: before, after: after, quarantined: nil)
+        }
+        var after = swapped.after ?? []
         // A reload is how an administrator ends a quarantine (a good file put
         // in place). The file is read outside the lock; while quarantined
         // nothing is remembered or forgotten, so the copy is still current.
-        if var decisions = quarantined, let quarantine = decisions.quarantine {
+        if var decisions = swapped.quarantined, let quarantine = decisions.quarantine {
             decisions.reload()
             let installed = store.withLock { store in
-                guard store.decisions.quarantine == quarantine else { return false }
-                store.decisions = decisions
-                return true
+                let installed = store.decisions.quarantine == quarantine
+                if installed { store.decisions = decisions }
+                after = swapped.clients.map { store.status(for: $0, connection: Self.noConnection) }
+                return installed
             }
             if installed, decisions.quarantine == nil {
                 audit?.record(
@@ -148,8 +190,19 @@ public final class PolicyEngine: AccessPolicy {
         changes.notify()
         let agentPrincipals = policy.agent
         await agents.dropAgent(unless: { agentPrincipals.contains($0) })
-        return previous
+        var moved: [Reload.Moved] = []
+        for (index, client) in swapped.clients.enumerated() {
+            let (was, now) = (swapped.before[index], after[index])
+            if was.status != now.status || was.accuracy != now.accuracy {
+                moved.append(Reload.Moved(client: client, was: was, now: now))
+            }
+        }
+        return Reload(previous: swapped.previous, moved: moved)
     }
+
+    /// The connection a reload judges recent clients on: none, so no
+    /// allow-once grant counts (those end with their connection).
+    private static let noConnection = ConnectionID(0)
 
     /// Whether a prompt agent is registered.
     public var hasAgent: Bool { get async { await agents.hasAgent } }
