@@ -1,8 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Logging
 import Metrics
 import PetSpotPOSIX
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 
 /// Writes a Prometheus registry's exposition to a file for node_exporter's
 /// textfile collector (`[metrics] textfile`): no network listener on the
@@ -15,6 +21,11 @@ import ServiceLifecycle
 /// a torn one). The file is mode 0644: node_exporter runs as its own user.
 /// A failed write is logged and counted (`petspot_metrics_write_failures_total`),
 /// and the next interval tries again; it never stops the program.
+///
+/// Each write also brings `petspot_context_switches_total` up to date: the
+/// process's wake-ups (`getrusage`: voluntary and involuntary context
+/// switches of all its threads), which a fleet watches on battery-powered
+/// devices. Every figure's `# HELP` is its meaning in ``MetricCatalogue``.
 public struct MetricsTextfile: Service, CustomStringConvertible {
     /// Where the exposition goes (a `.prom` file in the collector's directory).
     public let path: String
@@ -26,6 +37,7 @@ public struct MetricsTextfile: Service, CustomStringConvertible {
     public let refresh: @Sendable () async -> Void
     let logger: Logger
     private let failures: Prometheus.Counter
+    private let contextSwitches: ContextSwitches
 
     /// Creates the writer; nothing is written until ``run()``.
     public init(
@@ -38,9 +50,9 @@ public struct MetricsTextfile: Service, CustomStringConvertible {
         self.refresh = refresh
         self.logger = logger
         failures = registry.makeCounter(
-            descriptor: MetricNameDescriptor(
-                namespace: "petspot", metricName: "metrics_write_failures", unitName: "total",
-                helpText: "Writes of this metrics file that failed."))
+            descriptor: DocumentedMetricsFactory.descriptor("petspot_metrics_write_failures_total"))
+        contextSwitches = ContextSwitches(
+            registry.makeCounter(descriptor: DocumentedMetricsFactory.descriptor("petspot_context_switches_total")))
     }
 
     public var description: String { "MetricsTextfile(\(path))" }
@@ -50,7 +62,7 @@ public struct MetricsTextfile: Service, CustomStringConvertible {
     /// Call once, before anything creates a metric.
     public static func bootstrap() -> PrometheusCollectorRegistry {
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        MetricsSystem.bootstrap(DocumentedMetricsFactory(registry: registry))
         return registry
     }
 
@@ -76,11 +88,32 @@ public struct MetricsTextfile: Service, CustomStringConvertible {
     /// Refreshes the gauges and replaces the file now.
     public func write() async {
         await refresh()
+        contextSwitches.update()
         do throws(AtomicFile.Failure) {
             try AtomicFile.write(registry.emitToBuffer(), to: path, mode: 0o644)
         } catch {
             failures.increment()
             logger.warning("metrics file not written", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// `petspot_context_switches_total`, brought up to the process's count at
+/// each write (the counter only takes increments).
+private final class ContextSwitches: Sendable {
+    private let counter: Prometheus.Counter
+    private let counted = Mutex<Int>(0)
+
+    init(_ counter: Prometheus.Counter) { self.counter = counter }
+
+    func update() {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return }
+        let now = usage.ru_nvcsw + usage.ru_nivcsw
+        let increment = counted.withLock { counted in
+            defer { counted = max(counted, now) }
+            return now - counted
+        }
+        if increment > 0 { counter.increment(by: Int64(increment)) }
     }
 }

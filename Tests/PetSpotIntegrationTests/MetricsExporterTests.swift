@@ -73,8 +73,22 @@ struct MetricsExporterTests {
         #expect(NodeExporter.sample(text, "petspot_watchers") == 0)
         let age = try #require(NodeExporter.sample(text, "petspot_source_fix_age_seconds"))
         #expect(age >= 0 && age < 600)
+        #expect((NodeExporter.sample(text, "petspot_context_switches_total") ?? 0) > 0)
         // Figures, never positions.
         #expect(!text.contains("47.37") && !text.contains("8.541"), "a coordinate reached the metrics")
+        try Self.expectPromtoolFindsNothing(in: collector + "/petspot.prom")
+    }
+
+    /// `promtool check metrics` on a program's file: every figure has
+    /// `# HELP` and `# TYPE`, and nothing else is flagged (issue 28, item 7).
+    static func expectPromtoolFindsNothing(in path: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") else { return }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("# HELP petspot_"), "\(text)")
+        let check = try ChildProcess.run("/usr/bin/promtool", ["check", "metrics"], input: text, timeout: 30)
+        #expect(
+            check.status == 0 && check.stdout.isEmpty && check.stderr.isEmpty,
+            "promtool check metrics on \(path): \(check.stdout)\(check.stderr)")
     }
 
     @Test(
@@ -179,6 +193,7 @@ struct MetricsExporterTests {
         #expect(NodeExporter.sample(text, "petspot_outbox_readable") == 1)
         #expect(NodeExporter.sample(text, #"petspot_outbox_reports{state="pending"}"#) == 0)
         #expect(NodeExporter.sample(text, "petspot_outbox_oldest_undelivered_age_seconds") == 0)
+        try Self.expectPromtoolFindsNothing(in: directory.path + "/petspot-kiosk.prom")
     }
 
     @Test(
