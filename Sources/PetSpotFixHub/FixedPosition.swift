@@ -1,5 +1,4 @@
 import PetSpotLocation
-import Synchronization
 
 /// A position that never moves (the static source): every request is
 /// answered from it at once, or refused at once when it asks for a higher
@@ -10,13 +9,13 @@ import Synchronization
 /// and then get the fixes its ticker hands in (``tick(_:)``; the static
 /// source's ticks once a second while anyone observes, and rests in
 /// ``untilListened()`` while nobody does). A `Sendable` class: its
-/// observers and its count of ticks sit behind locks no work waits under.
+/// observers and its count of ticks sit behind one lock no work waits under.
 public final class FixedPosition: PositionSource {
     /// The kind its fixes are marked with.
     public let kind: FixSourceKind
     private let position: Fallback
+    /// Its observers, and its count of ticks (``FixObservers/published``).
     private let observers = FixObservers()
-    private let ticks = Mutex(0)
 
     /// Creates the source for `position`; it is up from the start.
     public init(_ position: Fallback) {
@@ -47,7 +46,7 @@ public final class FixedPosition: PositionSource {
 
     /// Always connected, as fresh as any answer it gives; `fixes` counts the ticks.
     public func status() async -> SourceStatus {
-        SourceStatus(kind: kind, connected: true, lastFixAge: 0, fixes: ticks.withLock { $0 })
+        SourceStatus(kind: kind, connected: true, lastFixAge: 0, fixes: observers.published)
     }
 
     /// The position's mode.
@@ -55,7 +54,6 @@ public final class FixedPosition: PositionSource {
 
     /// Hands `fix` (the position at a tick) to the observers, counted in ``status()``.
     public func tick(_ fix: LocationFix) {
-        ticks.withLock { $0 += 1 }
         observers.publish(fix)
     }
 

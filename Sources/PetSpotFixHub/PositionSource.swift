@@ -69,6 +69,8 @@ final class FixObservers: Sendable {
     private struct State {
         var nextID: UInt64 = 0
         var observers: [UInt64: @Sendable (LocationFix) -> Void] = [:]
+        /// Fixes handed in by ``publish(_:)`` so far.
+        var published = 0
         /// Producers waiting in ``untilListened()``.
         var listenWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
 
@@ -82,6 +84,9 @@ final class FixObservers: Sendable {
 
     /// Whether anyone observes now.
     var isListened: Bool { state.withLock { !$0.observers.isEmpty } }
+
+    /// Fixes handed in by ``publish(_:)`` so far, observed or not.
+    var published: Int { state.withLock { $0.published } }
 
     /// How many observations are open.
     var count: Int { state.withLock { $0.observers.count } }
@@ -105,7 +110,10 @@ final class FixObservers: Sendable {
     /// and ends its observation here. Calling under the lock deadlocked
     /// the two (seen at shutdown).
     func publish(_ fix: LocationFix) {
-        let observers = state.withLock { Array($0.observers.values) }
+        let observers = state.withLock { state in
+            state.published += 1
+            return Array(state.observers.values)
+        }
         for observer in observers { observer(fix) }
     }
 

@@ -63,8 +63,11 @@ public struct Dispatcher: Sendable {
     ) -> Answer {
         switch InboundLine.decode(line) {
         case .locationGet(let get):
-            if let reply = locationGetAtOnce(get, session: session, reusing: previous) { return .now(reply) }
-            return .later { await self.locationGet(get, session: session) }
+            switch locationGetAtOnce(get, session: session, reusing: previous) {
+            case .answered(let reply): return .now(reply)
+            case .waitForFix(let granted):
+                return .later { await self.locationGet(get, session: session, granted: granted) }
+            }
         case .other(.failure(let error)):
             metrics.error(error)
             return .now(Reply(RPCCodec.response(id: .null, error: error)))
@@ -146,7 +149,7 @@ public struct Dispatcher: Sendable {
             // A location.get with an id and valid params never comes here
             // (``InboundLine``): a notification, or params to refuse.
             let options = try RPCParams.locationGet(request.params)
-            let (fix, accuracy) = try await locationFix(options, session: session)
+            let (fix, accuracy) = try await locationFix(options, session: session, granted: nil)
             let now = ContinuousClock.now
             audit?.record(answered(fix, accuracy: accuracy, session: session, at: now))
             return (WireCoding.encode(fix, at: now), nil)
@@ -196,15 +199,21 @@ public struct Dispatcher: Sendable {
         }
     }
 
+    /// What an authorized client may see: the accuracy granted, and how
+    /// fixes are shown to it.
+    typealias Granted = (accuracy: AccuracyAuthorization, presentation: FixPresentation)
+
     /// The accuracy the client may see now, and how fixes are shown to it:
     /// the policy's grant, judged now (synchronous, one lock).
     /// - Throws: the refusal for any status but `authorized` (recorded in the audit log as `method`).
-    func authorized(
-        _ session: ClientSession, method: String
-    ) throws(RPCError)
-        -> (accuracy: AccuracyAuthorization, presentation: FixPresentation)
-    {
-        let grant = policy.grant(for: session.identity, connection: session.id)
+    func authorized(_ session: ClientSession, method: String) throws(RPCError) -> Granted {
+        try authorized(policy.grant(for: session.identity, connection: session.id), session: session, method: method)
+    }
+
+    /// `grant` judged for `session`: counted, and a refusal recorded in the
+    /// audit log as `method`.
+    /// - Throws: the refusal for any status but `authorized`.
+    private func authorized(_ grant: AccessGrant, session: ClientSession, method: String) throws(RPCError) -> Granted {
         let state = grant.state
         metrics.judged(state.status)
         if let refusal = LocationError(refusing: state.status) {
@@ -215,37 +224,56 @@ public struct Dispatcher: Sendable {
         return (state.accuracy ?? .full, grant.presentation ?? .full)
     }
 
+    /// How ``locationGetAtOnce(_:session:reusing:)`` went.
+    enum GetAtOnce {
+        /// Answered now: the fix, or the refusal.
+        case answered(Reply)
+        /// Authorized, but the source has no fix that answers it yet.
+        case waitForFix(Granted)
+    }
+
     /// `location.get` answered at once, on the caller's thread, when nothing
     /// has to wait: the policy's grant, judged for this request
-    /// (``AuthorizationPort/grant(for:connection:)``, one lock), authorizes
-    /// the client, and the source has a fix that answers it now. So even a
-    /// client's first request is answered here, and a change of policy or
-    /// decision is seen by the very next one. The answer, audit record and
-    /// counters are those the long way (``locationGet(_:session:)``) gives;
-    /// `nil` means "not at once" (a refusal, or a fix to wait for).
-    func locationGetAtOnce(_ get: LocationGetLine, session: ClientSession, reusing previous: GetAnswer?) -> Reply? {
+    /// (``AuthorizationPort/grant(for:connection:)``, one lock), refuses the
+    /// client, or authorizes it and the source has a fix that answers it
+    /// now. So even a client's first request is answered here, and a change
+    /// of policy or decision is seen by the very next one. The answer, audit
+    /// record and counters are those the long way
+    /// (``locationGet(_:session:granted:)``) gives; only a request that waits
+    /// for a fix goes that way, with the grant judged here.
+    func locationGetAtOnce(_ get: LocationGetLine, session: ClientSession, reusing previous: GetAnswer?) -> GetAtOnce {
         let now = ContinuousClock.now
-        let grant = policy.grant(for: session.identity, connection: session.id)
-        guard grant.state.status == .authorized, let presentation = grant.presentation,
-            let fix = hub.cachedAnswer(presentation.serving(get.request), at: now)
-        else { return nil }
-        metrics.judged(.authorized)
+        let method = RPCMethod.locationGet.rawValue
+        let granted: Granted
+        do {
+            granted = try authorized(
+                policy.grant(for: session.identity, connection: session.id), session: session, method: method)
+        } catch {
+            metrics.failed(method, error)
+            return .answered(Reply(RPCCodec.response(id: get.id, error: error)))
+        }
+        guard let fix = hub.cachedAnswer(granted.presentation.serving(get.request), at: now) else {
+            return .waitForFix(granted)
+        }
         metrics.answeredLocationGet()
-        let shown = presentation.apply(fix)
+        let shown = granted.presentation.apply(fix)
         let answer = previous.flatMap { $0.fix == shown ? $0 : nil } ?? GetAnswer(fix: shown)
-        return Reply(
-            location: answer, id: get.id, at: now,
-            record: auditLine(shown, accuracy: grant.state.accuracy ?? .full, session: session, at: now))
+        return .answered(
+            Reply(
+                location: answer, id: get.id, at: now,
+                record: auditLine(shown, accuracy: granted.accuracy, session: session, at: now)))
     }
 
     /// `location.get` the long way. The grant is judged when the request
-    /// arrives and again when the answer is produced: a client that lost its
-    /// authorization (or was reduced) while it waited for a fix gets the
-    /// refusal (or the reduced fix), never what its old grant allowed (SPEC §3).
-    func locationGet(_ get: LocationGetLine, session: ClientSession) async -> Reply {
+    /// arrives (or was, by ``locationGetAtOnce(_:session:reusing:)``:
+    /// `granted`) and again when the answer is produced after a wait: a
+    /// client that lost its authorization (or was reduced) while it waited
+    /// for a fix gets the refusal (or the reduced fix), never what its old
+    /// grant allowed (SPEC §3).
+    func locationGet(_ get: LocationGetLine, session: ClientSession, granted: Granted? = nil) async -> Reply {
         let method = RPCMethod.locationGet.rawValue
         do {
-            let (fix, accuracy) = try await locationFix(get.request, session: session)
+            let (fix, accuracy) = try await locationFix(get.request, session: session, granted: granted)
             metrics.answeredLocationGet()
             let now = ContinuousClock.now
             return Reply(
@@ -260,10 +288,15 @@ public struct Dispatcher: Sendable {
     /// The fix `session` may be shown for `request`, and the accuracy it was granted.
     /// - Throws: the refusal (recorded).
     private func locationFix(
-        _ request: LocationRequest, session: ClientSession
+        _ request: LocationRequest, session: ClientSession, granted: Granted?
     ) async throws(RPCError) -> (LocationFix, AccuracyAuthorization) {
         let method = RPCMethod.locationGet.rawValue
-        var (accuracy, presentation) = try authorized(session, method: method)
+        var (accuracy, presentation): Granted
+        if let granted {
+            (accuracy, presentation) = granted
+        } else {
+            (accuracy, presentation) = try authorized(session, method: method)
+        }
         let raw: LocationFix
         var waited = false
         do {

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import Metrics
+import MetricsTestKit
 import NIOPosix
 @testable import PetSpotDaemon
 import PetSpotFixHub
@@ -12,11 +14,12 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// `location.get` answered at once on the event loop gives exactly what the
-/// full path gives, judged by the policy's synchronous grant for every
-/// request: from a client's first request on, and a change (reload, reset,
-/// decision) is seen by the very next one.
-@Suite struct ImmediateAnswerTests {
+/// `location.get` answered at once on the event loop
+/// (``Dispatcher/locationGetAtOnce(_:session:reusing:)``) gives exactly what
+/// the full path gives, judged by the policy's synchronous grant once for
+/// every request: from a client's first request on, a refusal too, and a
+/// change (reload, reset, decision) is seen by the very next one.
+@Suite struct LocationGetAtOnceTests {
     static let alice = ClientIdentity(uid: 1000, gid: 1000, pid: 20, user: "alice", groups: ["alice"])
     static let root = ClientIdentity(uid: 0, gid: 0, pid: 10, user: "root", groups: ["root"])
     static let position = try! StaticPosition(latitude: 52.2297, longitude: 21.0122, horizontalAccuracy: 30)
@@ -30,7 +33,7 @@ import TestSupport
 
         init(
             policy: Policy, hub: any PositionSource = StaticFixProducer(position: position).makePosition(),
-            port: (any AccessPolicy)? = nil
+            port: (any AccessPolicy)? = nil, metrics: any MetricsFactory = MetricsSystem.factory
         ) throws {
             directory = try TemporaryDirectory()
             auditPath = directory.file("audit.jsonl")
@@ -39,7 +42,7 @@ import TestSupport
             dispatcher = Dispatcher(
                 hub: hub, policy: port ?? engine, registry: ClientRegistry(capacity: 8), logger: logger,
                 fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub),
-                audit: AuditLog(path: auditPath, maxBytes: 1 << 20, logger: logger))
+                audit: AuditLog(path: auditPath, maxBytes: 1 << 20, logger: logger), metrics: metrics)
             session = ClientSession(id: ConnectionID(1), identity: alice)
         }
 
@@ -60,11 +63,12 @@ import TestSupport
             try? written(await dispatcher.reply(to: Array(line.utf8), session: session))
         }
 
-        /// The answer given at once to `line`, parsed, its audit record
-        /// written first as the connection's queue writes it; `nil` when it declines.
+        /// The answer given at once to `line` (a fix or a refusal), parsed,
+        /// its audit record written first as the connection's queue writes
+        /// it; `nil` when it must wait for a fix, or is no well-formed `location.get`.
         func atOnce(_ line: String) throws -> JSONValue? {
             guard case .locationGet(let get) = InboundLine.decode(Array(line.utf8)),
-                let reply = dispatcher.locationGetAtOnce(get, session: session, reusing: nil)
+                case .answered(let reply) = dispatcher.locationGetAtOnce(get, session: session, reusing: nil)
             else { return nil }
             return try written(reply)
         }
@@ -116,7 +120,7 @@ import TestSupport
         #expect(try setup.atOnce(Self.get) != nil)
 
         try await setup.engine.reset(uid: Self.alice.uid, by: Self.root)
-        #expect(try setup.atOnce(Self.get) == nil)
+        #expect(try setup.atOnce(Self.get)?["error"]?["code"] == .number(-32001))
         let refused = try #require(await setup.handle(Self.get))
         #expect(refused["error"]?["code"] == .number(-32001))
     }
@@ -136,7 +140,7 @@ import TestSupport
         #expect(try setup.atOnce(Self.get) != nil)
 
         await setup.engine.update(policy: Policy(defaultStatus: .denied))
-        #expect(try setup.atOnce(Self.get) == nil)
+        #expect(try setup.atOnce(Self.get)?["error"]?["code"] == .number(-32002))
         #expect(try #require(await setup.handle(Self.get))["error"]?["code"] == .number(-32002))
     }
 
@@ -173,10 +177,28 @@ import TestSupport
         #expect(try setup.atOnce(Self.get) != nil)
         #expect(port.grants == 1)
         port.status = .denied
-        #expect(try setup.atOnce(Self.get) == nil)
+        #expect(try setup.atOnce(Self.get)?["error"]?["code"] == .number(-32002))
+        #expect(port.grants == 2)
         #expect(try #require(await setup.handle(Self.get))["error"]?["code"] == .number(-32002))
         port.status = .authorized
         #expect(try #require(await setup.next(Self.get))["result"] != nil)
+    }
+
+    /// A refusal needs no wait: it is answered at once, judged once (one
+    /// grant asked, one authorization counted), and recorded once.
+    @Test func aRefusalIsAnsweredAtOnceJudgedOnce() async throws {
+        let port = SwitchablePolicy()
+        port.status = .denied
+        let metrics = TestMetrics()
+        let setup = try Setup(policy: Policy(), port: port, metrics: metrics)
+        defer { setup.directory.remove() }
+        let refused = try #require(await setup.next(Self.get))
+        #expect(refused["error"]?["code"] == .number(-32002))
+        #expect(port.grants == 1)
+        #expect(try metrics.expectCounter("petspot_authorizations_total", [("status", "denied")]).totalValue == 1)
+        let lines = setup.auditLines
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains(#""status":"denied""#) == true)
     }
 
     @Test func reducedAccuracyIsShownAsTheFullPathShowsIt() async throws {
