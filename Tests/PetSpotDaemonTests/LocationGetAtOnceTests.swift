@@ -68,7 +68,7 @@ import TestSupport
         /// it; `nil` when it must wait for a fix, or is no well-formed `location.get`.
         func atOnce(_ line: String) throws -> JSONValue? {
             guard case .locationGet(let get) = InboundLine.decode(Array(line.utf8)),
-                case .answered(let reply) = dispatcher.locationGetAtOnce(get, session: session, reusing: nil)
+                case .now(let reply) = dispatcher.locationGetAtOnce(get, session: session, reusing: nil)
             else { return nil }
             return try written(reply)
         }

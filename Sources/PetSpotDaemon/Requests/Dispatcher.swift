@@ -63,11 +63,7 @@ public struct Dispatcher: Sendable {
     ) -> Answer {
         switch InboundLine.decode(line) {
         case .locationGet(let get):
-            switch locationGetAtOnce(get, session: session, reusing: previous) {
-            case .answered(let reply): return .now(reply)
-            case .waitForFix(let granted):
-                return .later { await self.locationGet(get, session: session, granted: granted) }
-            }
+            return locationGetAtOnce(get, session: session, reusing: previous)
         case .other(.failure(let error)):
             metrics.error(error)
             return .now(Reply(RPCCodec.response(id: .null, error: error)))
@@ -224,14 +220,6 @@ public struct Dispatcher: Sendable {
         return (state.accuracy ?? .full, grant.presentation ?? .full)
     }
 
-    /// How ``locationGetAtOnce(_:session:reusing:)`` went.
-    enum GetAtOnce {
-        /// Answered now: the fix, or the refusal.
-        case answered(Reply)
-        /// Authorized, but the source has no fix that answers it yet.
-        case waitForFix(Granted)
-    }
-
     /// `location.get` answered at once, on the caller's thread, when nothing
     /// has to wait: the policy's grant, judged for this request
     /// (``AuthorizationPort/grant(for:connection:)``, one lock), refuses the
@@ -240,8 +228,11 @@ public struct Dispatcher: Sendable {
     /// of policy or decision is seen by the very next one. The answer, audit
     /// record and counters are those the long way
     /// (``locationGet(_:session:granted:)``) gives; only a request that waits
-    /// for a fix goes that way, with the grant judged here.
-    func locationGetAtOnce(_ get: LocationGetLine, session: ClientSession, reusing previous: GetAnswer?) -> GetAtOnce {
+    /// for a fix goes that way (`Answer.later`), with the grant judged here.
+    /// It returns the connection's ``Answer`` itself: the reply is not copied
+    /// through another enum (its fix holds a `ContinuousClock.Instant`, whose
+    /// layout is known only at run time, so every copy is a runtime call).
+    func locationGetAtOnce(_ get: LocationGetLine, session: ClientSession, reusing previous: GetAnswer?) -> Answer {
         let now = ContinuousClock.now
         let method = RPCMethod.locationGet.rawValue
         let granted: Granted
@@ -250,15 +241,15 @@ public struct Dispatcher: Sendable {
                 policy.grant(for: session.identity, connection: session.id), session: session, method: method)
         } catch {
             metrics.failed(method, error)
-            return .answered(Reply(RPCCodec.response(id: get.id, error: error)))
+            return .now(Reply(RPCCodec.response(id: get.id, error: error)))
         }
         guard let fix = hub.cachedAnswer(granted.presentation.serving(get.request), at: now) else {
-            return .waitForFix(granted)
+            return .later { await self.locationGet(get, session: session, granted: granted) }
         }
         metrics.answeredLocationGet()
         let shown = granted.presentation.apply(fix)
         let answer = previous.flatMap { $0.fix == shown ? $0 : nil } ?? GetAnswer(fix: shown)
-        return .answered(
+        return .now(
             Reply(
                 location: answer, id: get.id, at: now,
                 record: auditLine(shown, accuracy: granted.accuracy, session: session, at: now)))
