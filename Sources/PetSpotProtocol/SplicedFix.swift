@@ -10,7 +10,12 @@ import PetSpotLocation
 /// ``open`` (`{"accuracy":"full","age":`), the age, then ``rest``
 /// (`,"altitude":…}`). ``UpdateNotification`` and ``GetAnswer`` build
 /// their lines around it.
-struct SplicedFix: Sendable {
+///
+/// A class: an answer or update carrying it is copied by one retain. Its
+/// fix holds a `ContinuousClock.Instant`, a type whose layout only the
+/// runtime knows, so a struct holding it is copied through runtime calls,
+/// once per answer on the request path.
+final class SplicedFix: Sendable {
     /// The fix as it goes out (after any reduced-accuracy snapping).
     let fix: LocationFix
     /// Up to and including `"age":`.
