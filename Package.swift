@@ -106,7 +106,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // POSIX pieces several modules need: the user/group databases, bounded reads of small files.
-        .target(name: "PetSpotPOSIX", dependencies: ["CSockDiag"], swiftSettings: swiftSettings),
+        .target(name: "PetSpotPOSIX", dependencies: ["CSockDiag", "CMalloc"], swiftSettings: swiftSettings),
         .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         // A fix as NMEA 0183 sentences (GeoClue's nmea-socket source, gpsd).
         .target(name: "PetSpotNMEA", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
@@ -128,8 +128,7 @@ let package = Package(
             name: "PetSpotDaemon",
             dependencies: [
                 "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotNMEA",
-                "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSystemd", "CMalloc",
-                "CProcessPin",
+                "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSystemd", "CProcessPin",
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -204,7 +203,7 @@ let package = Package(
             name: "petspot-kiosk",
             dependencies: [
                 "PetSpotKiosk", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox", "PetSpotDelivery",
-                "PetSpotLocationClient", "PetSpotReport", "PetSpotMetricsFile", argumentParser, logging,
+                "PetSpotLocationClient", "PetSpotReport", "PetSpotMetricsFile", "PetSpotPOSIX", argumentParser, logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -263,7 +262,9 @@ let package = Package(
         .testTarget(name: "PetSpotJSONTests", dependencies: ["PetSpotJSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotNMEATests", dependencies: ["PetSpotNMEA", "PetSpotLocation"], swiftSettings: swiftSettings),
-        .testTarget(name: "PetSpotPOSIXTests", dependencies: ["PetSpotPOSIX"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PetSpotPOSIXTests", dependencies: ["PetSpotPOSIX", "TestSupport", "CMalloc"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotFixHubTests",
             dependencies: [

@@ -2,6 +2,7 @@ import Logging
 import NIOPosix
 import PetSpotFixHub
 import PetSpotLocation
+import PetSpotPOSIX
 import PetSpotSystemd
 import ServiceLifecycle
 import UnixSignals

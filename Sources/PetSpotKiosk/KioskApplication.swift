@@ -37,7 +37,7 @@ public enum KioskApplication {
     {
         VisitStore(
             idleReset: settings.idleReset, draftsBase: dependencies.draftsBase, clock: dependencies.clock,
-            logger: logger)
+            logger: logger, whenIdle: dependencies.whenIdle)
     }
 
     /// The application: the HTTP server on `settings.host:port`, serving

@@ -18,6 +18,9 @@ public struct KioskDependencies: Sendable {
     public var clock: KioskClock
     /// The figures `/admin/status` shows (the outbox's summary in production).
     public var stationStatus: @Sendable () async -> StationStatus
+    /// Called when the last open visit ends (the station is idle): the
+    /// program releases what the visits made resident (``VisitStore``).
+    public var whenIdle: @Sendable () -> Void
 
     public init(
         location: any LocationService, reports: any FoundPetReportSink, draftsBase: URL,
@@ -26,8 +29,10 @@ public struct KioskDependencies: Sendable {
         clock: KioskClock = .continuous,
         stationStatus: @escaping @Sendable () async -> StationStatus = {
             StationStatus(outbox: .failure(.init(reason: "this kiosk was started without an outbox")))
-        }
+        },
+        whenIdle: @escaping @Sendable () -> Void = {}
     ) {
+        self.whenIdle = whenIdle
         self.location = location
         self.reports = reports
         self.draftsBase = draftsBase

@@ -14,6 +14,7 @@ import PetSpotKioskConfiguration
 import PetSpotLocationClient
 import PetSpotMetricsFile
 import PetSpotOutbox
+import PetSpotPOSIX
 import PetSpotReport
 import ServiceLifecycle
 
@@ -93,6 +94,8 @@ struct KioskCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "petspot.kiosk")
+        // Photo buffers get their own mappings, returned when freed, not kept in malloc's arenas.
+        StartupPages.returnLargeBlocksWhenFreed()
         // Before anything creates a counter (visits, delivery attempts): they bind to this backend.
         let metricsRegistry = configuration.metrics.textfile.map { _ in MetricsTextfile.bootstrap() }
         let outbox: Outbox
@@ -113,7 +116,8 @@ struct KioskCommand: AsyncParsableCommand {
                 } catch {
                     return StationStatus(outbox: .failure(.init(reason: "the outbox cannot be read: \(error)")))
                 }
-            })
+            },
+            whenIdle: { Self.releasePages(after: "the last visit", logger: logger) })
         var services: [any Service] = []
         if let delivery = configuration.delivery {
             if BearerToken.isWorldReadable(delivery.tokenFile) {
@@ -133,9 +137,22 @@ struct KioskCommand: AsyncParsableCommand {
         let app = try await KioskApplication.build(
             settings: configuration.kiosk, dependencies: dependencies, services: services, logger: logger)
         let host = configuration.kiosk.host.contains(":") ? "[\(configuration.kiosk.host)]" : configuration.kiosk.host
+        Self.releasePages(after: "start-up", logger: logger)
         logger.notice("serving on http://\(host):\(configuration.kiosk.port)/")
         try await app.runService()
         try? outbox.close()
+    }
+
+    /// Drops the code and constant pages start-up or the visits just ended
+    /// touched, and malloc's free memory (``StartupPages``): an idle
+    /// station's memory is what serving needs, not its history.
+    static func releasePages(after phase: String, logger: Logger) {
+        let released = StartupPages.release()
+        logger.debug(
+            "released resident pages",
+            metadata: [
+                "after": "\(phase)", "mappings": "\(released.mappings)", "KiB": "\(released.residentBytes / 1024)",
+            ])
     }
 
     /// Where photo drafts go: `$CACHE_DIRECTORY`, `$XDG_CACHE_HOME`, else `~/.cache`.

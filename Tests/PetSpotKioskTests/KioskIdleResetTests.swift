@@ -5,6 +5,7 @@ import MetricsTestKit
 import PetSpotKiosk
 import PetSpotKioskConfiguration
 import PetSpotReport
+import Synchronization
 import Testing
 
 /// A shared screen keeps nothing of the previous visitor.
@@ -128,6 +129,30 @@ struct KioskIdleResetTests {
         let store = VisitStore(idleReset: .seconds(120), draftsBase: directory)
         await store.removeLeftoverDrafts()
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
+    }
+
+    /// The station is idle when its last open visit ends, however it ends
+    /// (a submit, a cancel, the idle reset): then, and only then, the store
+    /// says so, for the program to release what the visits made resident.
+    @Test func theStoreSaysWhenTheLastVisitEnds() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-idle-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let idled = Mutex(0)
+        let store = VisitStore(
+            idleReset: .seconds(120), draftsBase: directory, whenIdle: { idled.withLock { $0 += 1 } })
+        let first = try #require(await store.open(language: .en))
+        let second = try #require(await store.open(language: .en))
+        await store.end(first.id, reason: "cancel")
+        #expect(idled.withLock { $0 } == 0, "a visit is still open")
+        await store.end(second.id, reason: "cancel")
+        #expect(idled.withLock { $0 } == 1)
+        await store.end(second.id, reason: "cancel")
+        #expect(idled.withLock { $0 } == 1, "ending a visit that is not open changes nothing")
+        // A submit ends the visit (idle for a moment) before the thank-you visit opens.
+        let third = try #require(await store.open(language: .en))
+        _ = await store.finish(third.id, language: .en, reference: "PS-1")
+        #expect(idled.withLock { $0 } == 2)
     }
 
     @Test func theStoreHoldsABoundedNumberOfVisits() async throws {

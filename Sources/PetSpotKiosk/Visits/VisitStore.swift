@@ -22,6 +22,8 @@ public actor VisitStore {
     public let draftsBase: URL
     private let clock: KioskClock
     private let logger: Logger
+    /// Called when the last open visit ends: the station is idle.
+    private let whenIdle: @Sendable () -> Void
     private var visits: [String: Visit] = [:]
     /// `petspot_kiosk_visits_total`: visits opened (one per person at the station).
     private let opened: Counter
@@ -36,8 +38,10 @@ public actor VisitStore {
     ///   - clock: the time source (a manual one in tests).
     public init(
         idleReset: Duration, draftsBase: URL, maximumVisits: Int = 16, clock: KioskClock = .continuous,
-        logger: Logger = Logger(label: "petspot-kiosk"), metrics: any MetricsFactory = MetricsSystem.factory
+        logger: Logger = Logger(label: "petspot-kiosk"), metrics: any MetricsFactory = MetricsSystem.factory,
+        whenIdle: @escaping @Sendable () -> Void = {}
     ) {
+        self.whenIdle = whenIdle
         opened = Counter(label: "petspot_kiosk_visits_total", factory: metrics)
         submitted = Counter(label: "petspot_kiosk_reports_submitted_total", factory: metrics)
         self.idleReset = idleReset
@@ -132,6 +136,7 @@ public actor VisitStore {
             logger.error("cannot delete a photo draft: \(error)")
         }
         logger.info("visit ended (\(reason))")
+        if visits.isEmpty { whenIdle() }
     }
 
     /// Ends every visit that has idled out. - Returns: how many ended.

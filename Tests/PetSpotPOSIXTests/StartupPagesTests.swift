@@ -3,9 +3,9 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import PetSpotPOSIX
+import CMalloc
 import Foundation
-@testable import PetSpotDaemon
+@testable import PetSpotPOSIX
 import Testing
 import TestSupport
 
@@ -118,5 +118,17 @@ import TestSupport
         let start = UInt(bitPattern: address)
         let mapping = try #require(StartupPages.parse(text).first { $0.start == start })
         return mapping.residentKiB
+    }
+
+    /// With the threshold fixed, a large block still gets its own mapping
+    /// after a larger one was freed (glibc would otherwise have raised its
+    /// threshold past it and served it from an arena, kept after free).
+    @Test func largeBlocksKeepTheirOwnMappingAfterALargerOneIsFreed() throws {
+        #expect(StartupPages.returnLargeBlocksWhenFreed())
+        free(malloc(4 << 20))
+        let before = mallinfo2().hblks
+        let block = try #require(malloc(512 << 10))
+        defer { free(block) }
+        #expect(mallinfo2().hblks == before + 1)
     }
 }

@@ -4,12 +4,13 @@ import CMalloc
 #elseif canImport(Musl)
 import Musl
 #endif
-import PetSpotPOSIX
 
 /// Drops this process's page mappings of clean, read-only, file-backed
 /// memory (code and constants of the binary and its shared libraries), so
-/// that resident memory reflects what the daemon uses while serving rather
-/// than what start-up touched once.
+/// that resident memory reflects what the program uses while serving rather
+/// than what start-up (or a burst of work: a kiosk's visit) touched once.
+/// The daemon calls it after start-up and each reload; the kiosk after
+/// start-up and whenever its last open visit ends.
 ///
 /// Start-up (argument parsing, TOML parsing, the Swift runtime's first
 /// conformance scans) touches most of the binary, and the kernel maps file
@@ -56,6 +57,25 @@ public enum StartupPages {
     /// start-up's temporary allocations), then releases every clean
     /// read-only file mapping of this process that has resident pages.
     /// Never throws: a failure leaves memory as it was.
+    /// Makes malloc give blocks of `threshold` bytes or more their own
+    /// mapping, returned to the kernel when freed, for the whole run.
+    ///
+    /// glibc raises its mmap threshold after the first large block is freed
+    /// (up to 32 MiB), so later large blocks (a kiosk's photo buffers) come
+    /// from the per-thread arenas, whose freed tops are kept, not returned:
+    /// 100 kiosk reports left ~21 MiB of arenas resident. A fixed threshold
+    /// (`M_MMAP_THRESHOLD`, which also stops the raising) left ~3 MiB
+    /// (docs/PERFORMANCE.md, "What a device pays").
+    /// - Returns: whether malloc took the setting.
+    @discardableResult
+    public static func returnLargeBlocksWhenFreed(threshold: Int32 = 128 * 1024) -> Bool {
+        #if canImport(Glibc)
+        return mallopt(M_MMAP_THRESHOLD, threshold) == 1
+        #else
+        return false
+        #endif
+    }
+
     @discardableResult
     public static func release(smapsPath: String = "/proc/self/smaps") -> Released {
         #if canImport(Glibc)
