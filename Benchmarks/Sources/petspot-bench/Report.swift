@@ -31,6 +31,11 @@ struct Report {
     var fanOut: FanOutResult?
     /// The same step against the fan-out floor (``FanOutFloor``).
     var fanOutFloor: FanOutResult?
+    /// Issue 28's watch-path, latency and wake-up steps.
+    var watch: WatchReport?
+
+    /// The load rows of `--reference-daemon`.
+    static let referenceTarget = "petspot-locationd (reference)"
 
     func render() -> String {
         var out = "## petspot-bench\n\n"
@@ -64,6 +69,7 @@ struct Report {
             out += "\(Self.micro(latencies.percentile(0.999))) | \(step.result.errors) | \(ratio) | "
             out += "\(cpu) | \(cpuRatio) |\n"
         }
+        out += renderReference()
         if let fanOut {
             out +=
                 "\n| fan-out | watchers | fixes (all delivered) | incomplete | emission→last p50 | p99 | max | first→last p50 | p99 | server CPU per line | reader CPU per line |\n"
@@ -100,6 +106,35 @@ struct Report {
         }
         if let loadedRSS { out += "| daemon RSS after the load steps | \(Self.mib(loadedRSS)) |\n" }
         if let fanOut { out += "| daemon RSS with \(fanOut.watchers) watchers | \(Self.mib(fanOut.residentKiB)) |\n" }
+        if let watch { out += watch.render() }
+        return out
+    }
+
+    /// Held, not pushed: the daemon against `--reference-daemon` in the same round.
+    private func renderReference() -> String {
+        let pairs = load.enumerated().compactMap { index, step -> (Step, Step)? in
+            guard step.target == Self.referenceTarget else { return nil }
+            let daemon = load[..<index].last {
+                $0.target == "petspot-locationd" && $0.connections == step.connections && $0.wait == step.wait
+            }
+            return daemon.map { ($0, step) }
+        }
+        guard !pairs.isEmpty else { return "" }
+        var out = "\n| held: daemon ÷ reference | conns | client wait | req/s new | req/s old | new ÷ old "
+        out += "| CPU µs/answer new | old | new ÷ old | CPU ≤ 1.05× old |\n"
+        out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n"
+        for (new, old) in pairs {
+            out += "| | \(new.connections) | \(new.wait.rawValue) | \(Int(new.result.perSecond.rounded())) | "
+            out += "\(Int(old.result.perSecond.rounded())) | "
+            out += old.result.perSecond > 0 ? String(format: "%.2f× | ", new.result.perSecond / old.result.perSecond) : "– | "
+            if let mine = new.cpuPerAnswer, let theirs = old.cpuPerAnswer, theirs > 0 {
+                let ratio = mine / theirs
+                out += String(format: "%.1f | %.1f | **%.2f×** | ", mine * 1e6, theirs * 1e6, ratio)
+                out += ratio <= 1.05 ? "met |\n" : "**missed** |\n"
+            } else {
+                out += "– | – | – | – |\n"
+            }
+        }
         return out
     }
 
