@@ -120,11 +120,11 @@ struct Report {
             return daemon.map { ($0, step) }
         }
         guard !pairs.isEmpty else { return "" }
-        var out = "\n| held: daemon ÷ reference | conns | client wait | req/s new | req/s old | new ÷ old "
+        var out = "\n| held: new daemon ÷ --reference-daemon | conns | client wait | req/s new | req/s old | new ÷ old "
         out += "| CPU µs/answer new | old | new ÷ old | CPU ≤ 1.05× old |\n"
         out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n"
         for (new, old) in pairs {
-            out += "| | \(new.connections) | \(new.wait.rawValue) | \(Int(new.result.perSecond.rounded())) | "
+            out += "| petspot-locationd | \(new.connections) | \(new.wait.rawValue) | \(Int(new.result.perSecond.rounded())) | "
             out += "\(Int(old.result.perSecond.rounded())) | "
             out += old.result.perSecond > 0 ? String(format: "%.2f× | ", new.result.perSecond / old.result.perSecond) : "– | "
             if let mine = new.cpuPerAnswer, let theirs = old.cpuPerAnswer, theirs > 0 {
