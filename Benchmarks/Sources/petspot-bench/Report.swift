@@ -41,9 +41,11 @@ struct Report {
         var out = "## petspot-bench\n\n"
         out +=
             "`\(command)` — \(loadBefore) before, \(loadAfter) after; \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n\n"
-        out += "| target | conns | client wait | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this "
-        out += "| CPU µs/answer | daemon CPU ÷ this |\n"
-        out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        if !load.isEmpty {
+            out += "| target | conns | client wait | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this "
+            out += "| CPU µs/answer | daemon CPU ÷ this |\n"
+            out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        }
         for (index, step) in load.enumerated() {
             // The daemon step of the same round (the latest one at this connection count and client wait).
             func isRoundDaemon(_ other: Step) -> Bool {
@@ -90,7 +92,7 @@ struct Report {
             out += "benchmark, one epoll thread) runs on the same cores, so 1000 lines cost the box about "
             out += "1000 × (server + reader) of CPU per fix, spread over its cores.\n"
         }
-        out += "\n| resources | value |\n|---|---:|\n"
+        if idle != nil || loadedRSS != nil || fanOut != nil { out += "\n| resources | value |\n|---|---:|\n" }
         if let idle {
             out += "| daemon RSS idle (simulated source, no clients) | \(Self.mib(idle.daemonRSS)) |\n"
             out += "| daemon RSS idle (static source) | \(Self.mib(idle.staticRSS)) |\n"
