@@ -244,7 +244,7 @@ struct WatchReport {
                     target = "0 /s: " + (daemonSwitches == 0 ? "met" : "**missed**")
                 case .staticSource(let watchers):
                     name = "static source, \(watchers) watchers"
-                    target = "no fixes: per second only"
+                    target = "no target of its own (the static ticker: 1 fix a second while watched)"
                 }
                 out += "| \(name) | " + String(format: "%.1f", window.seconds) + " | \(window.fixes) | \(window.updates) | "
                 out += String(format: "%.2f | ", daemonSwitches / window.seconds)
