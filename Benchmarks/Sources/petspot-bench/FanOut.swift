@@ -182,7 +182,13 @@ struct FanOut {
 
     /// Where the value of the line's `"timestamp"` is (without its quotes).
     static func timestampRange(in line: UnsafeRawBufferPointer) -> Range<Int>? {
-        let marker: StaticString = "\"timestamp\":\""
+        stringRange(of: "\"timestamp\":\"", in: line)
+    }
+
+    /// Where the string value after `marker` (a member name, colon and
+    /// opening quote, e.g. `"time":"`) is in the line, without its quotes;
+    /// only values of at least 20 bytes (ISO 8601 times) are found.
+    static func stringRange(of marker: StaticString, in line: UnsafeRawBufferPointer) -> Range<Int>? {
         let length = marker.utf8CodeUnitCount
         guard line.count > length + 20 else { return nil }
         var offset = 0

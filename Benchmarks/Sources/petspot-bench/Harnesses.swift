@@ -24,10 +24,11 @@ struct DaemonHarness {
 
     /// Writes the configuration under `directory` and starts the daemon.
     /// - Parameters:
-    ///   - kind: `simulated` (the benchmark source) or `static` (idle baseline: no input at all).
+    ///   - kind: `simulated` (the benchmark source), `static` (idle baseline: no input at all) or
+    ///     `gpsd` (the watch path: reads the gpsd on loopback port `gpsdPort`).
     static func start(
         binary: String, directory: String, name: String, kind: String, maxClients: Int, pin: String?,
-        logLevel: String, logFile: String?
+        logLevel: String, logFile: String?, gpsdPort: UInt16? = nil
     ) throws -> DaemonHarness {
         let socket = "\(directory)/\(name).sock"
         let scenarioPath = "\(directory)/scenario.json"
@@ -53,6 +54,7 @@ struct DaemonHarness {
 
             """
         if kind == "simulated" { toml += "\n[source.simulated]\nscenario = \"\(scenarioPath)\"\n" }
+        if let gpsdPort { toml += "\n[source.gpsd]\nhost = \"127.0.0.1\"\nport = \(gpsdPort)\n" }
         let configPath = "\(directory)/\(name).toml"
         try toml.write(toFile: configPath, atomically: true, encoding: .utf8)
         let process = try ManagedProcess(
@@ -87,17 +89,25 @@ struct GpsdHarness {
 
     /// Starts `gpsfake -q -c CYCLE -t -s 38400 -P PORT LOG` and waits until
     /// gpsd answers `?POLL;` with an active device.
+    /// - Parameter readAlways: `gpsfake -n`: gpsd reads the device from the
+    ///   start, with or without a client (as a receiver's gpsd run with `-n`).
     static func start(
-        log: String, port: UInt16, cycle: Double, pin: String?, directory: String, name: String = "gpsfake"
+        log: String, port: UInt16, cycle: Double, pin: String?, directory: String, name: String = "gpsfake",
+        readAlways: Bool = false
     ) throws -> GpsdHarness {
         let gpsfake = try ManagedProcess(
             name: name, executable: "/usr/bin/gpsfake",
-            arguments: ["-q", "-c", String(cycle), "-t", "-s", "38400", "-P", String(port), log], pin: pin,
+            arguments: ["-q"] + (readAlways ? ["-n"] : []) + [
+                "-c", String(cycle), "-t", "-s", "38400", "-P", String(port), log,
+            ], pin: pin,
             output: "\(directory)/\(name).log")
         let deadline = Date().addingTimeInterval(30)
         var gpsdPID: Int32?
         while Date() < deadline {
-            guard gpsfake.isRunning else { throw BenchError("gpsfake exited (see \(directory)/gpsfake.log)") }
+            guard gpsfake.isRunning else {
+                if let gpsdPID, kill(gpsdPID, 0) == 0 { ManagedProcess(name: "gpsd", pid: gpsdPID).stop() }
+                throw BenchError("gpsfake exited (see \(directory)/\(name).log)")
+            }
             if gpsdPID == nil { gpsdPID = ManagedProcess.find(commandLineContaining: ["-N", "-S", String(port)]) }
             // A watching client makes gpsfake start feeding; POLL answers once a device is active.
             if gpsdPID != nil, let reader = LoadGenerator.open(.tcp(port), exchange: .gpsdPoll) {
@@ -114,7 +124,8 @@ struct GpsdHarness {
             usleep(200_000)
         }
         gpsfake.stop()
-        throw BenchError("gpsd did not answer ?POLL; with an active device within 30 s")
+        if let gpsdPID, kill(gpsdPID, 0) == 0 { ManagedProcess(name: "gpsd", pid: gpsdPID).stop() }
+        throw BenchError("gpsd did not answer ?POLL; with an active device within 30 s (see \(directory)/\(name).log)")
     }
 
     func stop() {
@@ -131,20 +142,31 @@ struct BenchError: Error, CustomStringConvertible {
 
 /// A receiver's stream with exactly the information the daemon answers
 /// with: GGA, GSA (2 satellites' worth of DOPs, no satellite list) and RMC
-/// at a fixed position, one epoch a second. gpsd then answers `?POLL;` with a
-/// TPV and a SKY without satellites, ~the daemon's answer in size.
+/// at a fixed position, one epoch (fix) every 1/`rate` seconds, receiver
+/// time advancing by as much. gpsd then answers `?POLL;` with a TPV and a
+/// SKY without satellites, ~the daemon's answer in size, and sends one TPV
+/// per epoch to a watcher.
 enum SameInformationLog {
-    /// gpsfake's seconds between sentences: three a second, one epoch.
-    static let cycle = 1.0 / 3
+    /// Sentences per epoch.
+    static let sentencesPerEpoch = 3
 
-    static func write(to path: String, epochs: Int = 3600) throws {
+    /// gpsfake's `-c` (seconds between sentences) for `rate` epochs a second.
+    static func cycle(rate: Int = 1) -> Double { 1.0 / Double(sentencesPerEpoch * rate) }
+
+    /// Writes `seconds` of receiver time at `rate` epochs a second (rate 1,
+    /// 2, 4, 5, 10, …: a divisor of 100, centisecond times).
+    static func write(to path: String, seconds: Int = 3600, rate: Int = 1) throws {
         func sentence(_ body: String) -> String {
             let checksum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
             return "$\(body)*\(String(format: "%02X", checksum))\r\n"
         }
         var text = ""
-        for epoch in 0..<epochs {
-            let time = String(format: "%02d%02d%02d.00", 12 + epoch / 3600 % 12, epoch / 60 % 60, epoch % 60)
+        for epoch in 0..<(seconds * rate) {
+            let centiseconds = epoch * 100 / rate
+            let second = centiseconds / 100
+            let time = String(
+                format: "%02d%02d%02d.%02d", 12 + second / 3600 % 12, second / 60 % 60, second % 60,
+                centiseconds % 100)
             text += sentence("GPGGA,\(time),5213.7820,N,02100.7320,E,1,08,0.9,110.0,M,34.0,M,,")
             text += sentence("GPGSA,A,3,,,,,,,,,,,,,1.6,0.9,1.3")
             text += sentence("GPRMC,\(time),A,5213.7820,N,02100.7320,E,0.0,0.0,261126,,,A")

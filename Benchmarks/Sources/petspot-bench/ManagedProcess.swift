@@ -82,6 +82,48 @@ final class ManagedProcess: Sendable {
         return user + system
     }
 
+    /// CPU time on all of its threads in nanoseconds: the sum of the first
+    /// field of /proc/PID/task/*/schedstat. ``cpuTicks`` counts in 10 ms
+    /// ticks, too coarse for a gpsd that spends a few milliseconds over a
+    /// window at 1 Hz.
+    var cpuNanos: Int64? {
+        var total: Int64 = 0
+        var any = false
+        forEachTask { task in
+            guard let text = try? String(contentsOfFile: "\(task)/schedstat", encoding: .utf8),
+                let first = text.split(separator: " ").first, let nanos = Int64(first)
+            else { return }
+            total += nanos
+            any = true
+        }
+        return any ? total : nil
+    }
+
+    /// Context switches (voluntary + nonvoluntary, /proc/PID/task/TID/status)
+    /// of every thread, by thread id, with the thread's name (`comm`).
+    var threadSwitches: [String: (name: String, switches: Int)] {
+        var threads: [String: (name: String, switches: Int)] = [:]
+        forEachTask { task in
+            guard let text = try? String(contentsOfFile: "\(task)/status", encoding: .utf8) else { return }
+            var name = "?"
+            var count = 0
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("Name:") {
+                    name = line.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                } else if line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                    count += Int(line.split(separator: "\t").last ?? "") ?? 0
+                }
+            }
+            threads[(task as NSString).lastPathComponent] = (name, count)
+        }
+        return threads
+    }
+
+    private func forEachTask(_ body: (String) -> Void) {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return }
+        for task in tasks { body("/proc/\(pid)/task/\(task)") }
+    }
+
     /// Whether it still runs.
     var isRunning: Bool { kill(pid, 0) == 0 }
 

@@ -31,14 +31,21 @@ struct Report {
     var fanOut: FanOutResult?
     /// The same step against the fan-out floor (``FanOutFloor``).
     var fanOutFloor: FanOutResult?
+    /// Issue 28's watch-path, latency and wake-up steps.
+    var watch: WatchReport?
+
+    /// The load rows of `--reference-daemon`.
+    static let referenceTarget = "petspot-locationd (reference)"
 
     func render() -> String {
         var out = "## petspot-bench\n\n"
         out +=
             "`\(command)` — \(loadBefore) before, \(loadAfter) after; \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n\n"
-        out += "| target | conns | client wait | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this "
-        out += "| CPU µs/answer | daemon CPU ÷ this |\n"
-        out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        if !load.isEmpty {
+            out += "| target | conns | client wait | req/s | p50 µs | p99 µs | p99.9 µs | errors | daemon ÷ this "
+            out += "| CPU µs/answer | daemon CPU ÷ this |\n"
+            out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        }
         for (index, step) in load.enumerated() {
             // The daemon step of the same round (the latest one at this connection count and client wait).
             func isRoundDaemon(_ other: Step) -> Bool {
@@ -64,6 +71,7 @@ struct Report {
             out += "\(Self.micro(latencies.percentile(0.999))) | \(step.result.errors) | \(ratio) | "
             out += "\(cpu) | \(cpuRatio) |\n"
         }
+        out += renderReference()
         if let fanOut {
             out +=
                 "\n| fan-out | watchers | fixes (all delivered) | incomplete | emission→last p50 | p99 | max | first→last p50 | p99 | server CPU per line | reader CPU per line |\n"
@@ -84,7 +92,7 @@ struct Report {
             out += "benchmark, one epoll thread) runs on the same cores, so 1000 lines cost the box about "
             out += "1000 × (server + reader) of CPU per fix, spread over its cores.\n"
         }
-        out += "\n| resources | value |\n|---|---:|\n"
+        if idle != nil || loadedRSS != nil || fanOut != nil { out += "\n| resources | value |\n|---|---:|\n" }
         if let idle {
             out += "| daemon RSS idle (simulated source, no clients) | \(Self.mib(idle.daemonRSS)) |\n"
             out += "| daemon RSS idle (static source) | \(Self.mib(idle.staticRSS)) |\n"
@@ -100,6 +108,35 @@ struct Report {
         }
         if let loadedRSS { out += "| daemon RSS after the load steps | \(Self.mib(loadedRSS)) |\n" }
         if let fanOut { out += "| daemon RSS with \(fanOut.watchers) watchers | \(Self.mib(fanOut.residentKiB)) |\n" }
+        if let watch { out += watch.render() }
+        return out
+    }
+
+    /// Held, not pushed: the daemon against `--reference-daemon` in the same round.
+    private func renderReference() -> String {
+        let pairs = load.enumerated().compactMap { index, step -> (Step, Step)? in
+            guard step.target == Self.referenceTarget else { return nil }
+            let daemon = load[..<index].last {
+                $0.target == "petspot-locationd" && $0.connections == step.connections && $0.wait == step.wait
+            }
+            return daemon.map { ($0, step) }
+        }
+        guard !pairs.isEmpty else { return "" }
+        var out = "\n| held: new daemon ÷ --reference-daemon | conns | client wait | req/s new | req/s old | new ÷ old "
+        out += "| CPU µs/answer new | old | new ÷ old | CPU ≤ 1.05× old |\n"
+        out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n"
+        for (new, old) in pairs {
+            out += "| petspot-locationd | \(new.connections) | \(new.wait.rawValue) | \(Int(new.result.perSecond.rounded())) | "
+            out += "\(Int(old.result.perSecond.rounded())) | "
+            out += old.result.perSecond > 0 ? String(format: "%.2f× | ", new.result.perSecond / old.result.perSecond) : "– | "
+            if let mine = new.cpuPerAnswer, let theirs = old.cpuPerAnswer, theirs > 0 {
+                let ratio = mine / theirs
+                out += String(format: "%.1f | %.1f | **%.2f×** | ", mine * 1e6, theirs * 1e6, ratio)
+                out += ratio <= 1.05 ? "met |\n" : "**missed** |\n"
+            } else {
+                out += "– | – | – | – |\n"
+            }
+        }
         return out
     }
 

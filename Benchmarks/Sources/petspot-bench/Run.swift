@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ArgumentParser
 import Foundation
 
@@ -49,14 +54,35 @@ extension PetSpotBench {
         @Option(help: "CPUs for the load generator when --pin-server is given.")
         var pinClient: String = "1"
 
+        @Option(
+            help: ArgumentHelp(
+                "A second daemon binary (an older release) measured beside --daemon in every load step.",
+                discussion: "Its rows are 'petspot-locationd (reference)'; the summary gives new ÷ reference."))
+        var referenceDaemon: String?
+        @Flag(help: "Skip the watch-path, latency and wake-up steps (issue 28).")
+        var noWatch = false
+        @Flag(help: "Only the watch-path, latency and wake-up steps (no request path, fan-out or idle).")
+        var onlyWatch = false
+        @Option(help: "Watch path: receiver rates in fixes per second, comma-separated.")
+        var watchRates: String = "1,10"
+        @Option(help: "Watch path: watcher counts compared with gpsd direct, comma-separated (gpsd serves ≤ 64).")
+        var watchCounts: String = "1,10,60"
+        @Option(help: "Watch path: watchers on the daemon only (0 skips it).")
+        var watchLarge: Int = 1000
+        @Option(help: "Watch path: seconds per window at 1 Hz.")
+        var watchSeconds: Double = 15
+        @Option(help: "Watch path: seconds per window at faster rates.")
+        var watchSecondsFast: Double = 8
+        @Option(help: "Latency: watcher counts (at the fastest rate), comma-separated.")
+        var latencyCounts: String = "1,60"
+        @Option(help: "Latency: seconds per window.")
+        var latencySeconds: Double = 20
+        @Option(help: "Wake-ups: seconds per window.")
+        var wakeSeconds: Double = 15
+        @Option(help: "The watch path's gpsd port.")
+        var watchGpsdPort: UInt16 = 29_472
+
         func run() throws {
-            let counts = connections.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            let waits = try clientWait.split(separator: ",").map { name in
-                guard let wait = ClientWait(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                    throw BenchError("--client-wait: \(name) is neither poll nor read")
-                }
-                return wait
-            }
             let fileLimit = Sockets.raiseFileLimit()
             let ownPath =
                 (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -77,14 +103,46 @@ extension PetSpotBench {
                 pin.waitUntilExit()
                 log("pinned: servers on CPU \(pinServer), load generator on CPU \(pinClient)")
             }
-            let directory = NSTemporaryDirectory() + "petspot-bench-\(getpid())"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var template = Array((NSTemporaryDirectory() + "petspot-bench-XXXXXX").utf8CString)
+            guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed: errno \(errno)") }
+            let directory = String(cString: made)
             defer { try? FileManager.default.removeItem(atPath: directory) }  // runs after the processes stop
             log("work directory \(directory); RLIMIT_NOFILE \(fileLimit); \(Self.loadAverage())")
 
             var report = Report(command: CommandLine.arguments.joined(separator: " "))
             report.loadBefore = Self.loadAverage()
 
+            if !onlyWatch { try requestPath(into: &report, directory: directory, daemonBinary: daemonBinary, ownPath: ownPath) }
+            if !noWatch {
+                let list = { (text: String) in text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+                let rates = list(watchRates)
+                let watch = WatchBench(
+                    daemonBinary: daemonBinary, directory: directory, port: watchGpsdPort, rates: rates,
+                    counts: list(watchCounts), large: watchLarge, latencyRate: rates.max() ?? 10,
+                    latencyCounts: list(latencyCounts), slowWindow: watchSeconds, fastWindow: watchSecondsFast,
+                    latencyWindow: latencySeconds, wakeWindow: wakeSeconds, logLevel: daemonLogLevel, log: { self.log($0) })
+                var measured = WatchReport()
+                do {
+                    try watch.run(into: &measured)
+                } catch {
+                    log("watch steps failed: \(error)")
+                    measured.failure = "\(error)"
+                }
+                report.watch = measured
+            }
+            report.loadAfter = Self.loadAverage()
+            print(report.render())
+        }
+
+        /// The request path (closed-loop load against the daemon, the floor and gpsd), the fan-out and idle steps.
+        private func requestPath(into report: inout Report, directory: String, daemonBinary: String, ownPath: String) throws {
+            let counts = connections.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let waits = try clientWait.split(separator: ",").map { name in
+                guard let wait = ClientWait(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw BenchError("--client-wait: \(name) is neither poll nor read")
+                }
+                return wait
+            }
             // The floor.
             var floor: ManagedProcess?
             if !noFloor {
@@ -105,6 +163,17 @@ extension PetSpotBench {
                 binary: daemonBinary, directory: directory, name: "daemon", kind: "simulated",
                 maxClients: max(watchers + 64, 256), pin: pinServer, logLevel: daemonLogLevel, logFile: nil)
             defer { daemonHarness.process.stop() }
+            var reference: DaemonHarness?
+            if let referenceDaemon {
+                guard FileManager.default.isExecutableFile(atPath: referenceDaemon) else {
+                    throw BenchError("--reference-daemon: no executable at \(referenceDaemon)")
+                }
+                log("starting the reference daemon \(referenceDaemon)")
+                reference = try DaemonHarness.start(
+                    binary: referenceDaemon, directory: directory, name: "reference", kind: "simulated",
+                    maxClients: 256, pin: pinServer, logLevel: daemonLogLevel, logFile: nil)
+            }
+            defer { reference?.process.stop() }
 
             var gpsd: GpsdHarness?
             var sameGpsd: GpsdHarness?
@@ -118,7 +187,7 @@ extension PetSpotBench {
                     try SameInformationLog.write(to: log)
                     self.log("starting gpsfake on port \(gpsdPort + 1) with the same-information stream")
                     sameGpsd = try GpsdHarness.start(
-                        log: log, port: gpsdPort + 1, cycle: SameInformationLog.cycle, pin: pinServer,
+                        log: log, port: gpsdPort + 1, cycle: SameInformationLog.cycle(), pin: pinServer,
                         directory: directory, name: "same")
                 }
             }
@@ -158,6 +227,10 @@ extension PetSpotBench {
                     }
                     targets.append(
                         ("petspot-locationd", .unix(daemonHarness.socket), .locationGet, daemonHarness.process))
+                    if let reference {
+                        targets.append(
+                            (Report.referenceTarget, .unix(reference.socket), .locationGet, reference.process))
+                    }
                     if all, !noFloor { targets.append(("floor tcp", .tcp(floorPort), .locationGet, floor)) }
                     if all, let gpsd {
                         targets.append(("gpsd ?POLL; (busy capture)", .tcp(gpsd.port), .gpsdPoll, gpsd.gpsd))
@@ -201,8 +274,6 @@ extension PetSpotBench {
                     ).run(daemon: floor)
                 }
             }
-            report.loadAfter = Self.loadAverage()
-            print(report.render())
         }
 
         private func log(_ message: String) {

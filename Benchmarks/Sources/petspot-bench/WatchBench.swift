@@ -1,0 +1,274 @@
+import Foundation
+
+/// Issue 28's steps: the watch path against gpsd direct (CPU per delivered
+/// update), the latency the daemon adds, and wake-ups. One gpsd at a time,
+/// fed by gpsfake with the same-information stream at each rate; every
+/// process it measures is stopped before the next rate starts.
+struct WatchBench {
+    var daemonBinary: String
+    var directory: String
+    var port: UInt16
+    /// Receiver rates, fixes per second.
+    var rates: [Int]
+    /// Watcher counts compared, daemon path against gpsd direct.
+    var counts: [Int]
+    /// The daemon path only (gpsd serves at most 64 clients); 0 skips it.
+    var large: Int
+    /// The rate and watcher counts of the latency steps.
+    var latencyRate: Int
+    var latencyCounts: [Int]
+    /// Seconds per measured window at 1 Hz, and at faster rates.
+    var slowWindow: Double
+    var fastWindow: Double
+    /// Seconds of each latency window (enough fixes for a p99).
+    var latencyWindow: Double
+    /// Seconds of each wake-up window.
+    var wakeWindow: Double
+    var logLevel: String
+    var log: (String) -> Void
+
+    /// Runs every step; a step that fails ends the run with what was measured before it kept in `report`.
+    func run(into report: inout WatchReport) throws {
+        for rate in rates {
+            try runRate(rate, into: &report)
+        }
+        try runStatic(into: &report)
+    }
+
+    private func window(_ rate: Int) -> Double { rate <= 1 ? slowWindow : fastWindow }
+
+    /// Connects `count` watchers, lets the first update through, then measures.
+    private func measure(
+        _ target: WatchTarget, count: Int, seconds: Double, processes: [ManagedProcess], daemon: DaemonHarness? = nil,
+        referenceGpsdPort: UInt16? = nil
+    ) throws -> WatchWindow {
+        let pool = try WatcherPool(target: target, count: count, referenceGpsdPort: referenceGpsdPort)
+        _ = try pool.measure(seconds: 1, processes: [])
+        return try pool.measure(seconds: seconds, processes: processes, daemon: daemon)
+    }
+
+    private func runRate(_ rate: Int, into report: inout WatchReport) throws {
+        let feed = "\(directory)/feed-\(rate)hz.nmea"
+        try SameInformationLog.write(to: feed, seconds: 1800, rate: rate)
+        log("watch path: gpsfake -n at \(rate) Hz (-c \(SameInformationLog.cycle(rate: rate))) on port \(port)")
+        let gpsd = try GpsdHarness.start(
+            log: feed, port: port, cycle: SameInformationLog.cycle(rate: rate), pin: nil, directory: directory,
+            name: "receiver-\(rate)hz", readAlways: true)
+        defer { gpsd.stop() }
+        let seconds = window(rate)
+
+        // gpsd direct: only the watchers are its clients.
+        for count in counts {
+            log("watch path: \(count) watchers on gpsd directly, \(rate) Hz, \(seconds) s")
+            let measured = try measure(.gpsd(gpsd.port), count: count, seconds: seconds, processes: [gpsd.gpsd])
+            report.rows.append(.init(rate: rate, watchers: count, path: .direct, window: measured))
+        }
+        if report.clientLimit == nil {
+            log("watch path: gpsd's client limit")
+            report.clientLimit = GpsdClientLimit.probe(port: gpsd.port)
+        }
+
+        // The daemon path: gpsd has one client, the daemon.
+        log("watch path: starting the daemon on gpsd (port \(gpsd.port))")
+        let daemon = try DaemonHarness.start(
+            binary: daemonBinary, directory: directory, name: "watch-\(rate)hz", kind: "gpsd",
+            maxClients: max(large + 64, 256), pin: nil, logLevel: logLevel, logFile: nil, gpsdPort: gpsd.port)
+        defer { daemon.process.stop() }
+        let both = [gpsd.gpsd, daemon.process]
+        if rate == 1 {
+            log("wake-ups: \(rate) Hz receiver, 0 watchers, \(wakeWindow) s")
+            let idle = try WatcherPool(target: .daemon(daemon.socket), count: 0)
+            _ = try idle.measure(seconds: 1, processes: [])
+            let measured = try idle.measure(seconds: wakeWindow, processes: both, daemon: daemon)
+            report.wake.append(.init(scenario: .receiver(rate: rate, watchers: 0), window: measured))
+        }
+        for count in counts + (large > 0 ? [large] : []) {
+            log("watch path: \(count) watchers on the daemon, \(rate) Hz, \(seconds) s")
+            let measured = try measure(
+                .daemon(daemon.socket), count: count, seconds: seconds, processes: both, daemon: daemon)
+            report.rows.append(.init(rate: rate, watchers: count, path: .daemon, window: measured))
+            if rate == 1, count == 10 {
+                report.wake.append(.init(scenario: .receiver(rate: rate, watchers: count), window: measured))
+            }
+        }
+        if rate == latencyRate {
+            for count in latencyCounts {
+                log("latency: \(count) watchers on the daemon + 1 direct gpsd client, \(rate) Hz, \(latencyWindow) s")
+                let measured = try measure(
+                    .daemon(daemon.socket), count: count, seconds: latencyWindow, processes: both, daemon: daemon,
+                    referenceGpsdPort: gpsd.port)
+                report.latency.append(.init(rate: rate, watchers: count, window: measured))
+            }
+        }
+        guard daemon.process.isRunning else { throw BenchError("the gpsd-source daemon died") }
+    }
+
+    private func runStatic(into report: inout WatchReport) throws {
+        log("wake-ups: static source")
+        let daemon = try DaemonHarness.start(
+            binary: daemonBinary, directory: directory, name: "watch-static", kind: "static", maxClients: 64,
+            pin: nil, logLevel: logLevel, logFile: nil)
+        defer { daemon.process.stop() }
+        for count in [0, 10] {
+            log("wake-ups: static source, \(count) watchers, \(wakeWindow) s")
+            let measured = try measure(
+                .daemon(daemon.socket), count: count, seconds: wakeWindow, processes: [daemon.process], daemon: daemon)
+            report.wake.append(.init(scenario: .staticSource(watchers: count), window: measured))
+        }
+    }
+}
+
+/// The watch steps' figures and their tables.
+struct WatchReport {
+    enum Path: String {
+        case direct = "gpsd direct"
+        case daemon = "daemon"
+    }
+
+    struct Row {
+        var rate: Int
+        var watchers: Int
+        var path: Path
+        var window: WatchWindow
+    }
+
+    struct LatencyRow {
+        var rate: Int
+        var watchers: Int
+        var window: WatchWindow
+    }
+
+    enum Scenario {
+        case receiver(rate: Int, watchers: Int)
+        case staticSource(watchers: Int)
+    }
+
+    struct WakeRow {
+        var scenario: Scenario
+        var window: WatchWindow
+    }
+
+    var rows: [Row] = []
+    var clientLimit: String?
+    var latency: [LatencyRow] = []
+    var wake: [WakeRow] = []
+    /// Why the steps stopped early, if they did.
+    var failure: String?
+
+    /// The daemon's process in a window (the one that is not gpsd).
+    private static func daemonName(_ window: WatchWindow) -> String? { window.cpu.keys.first { $0 != "gpsd" } }
+
+    func render() -> String {
+        var out = ""
+        if let failure { out += "\n**The watch steps stopped early: \(failure)**\n" }
+        if !rows.isEmpty {
+            out += "\n### Watch path: CPU per delivered update, gpsd + daemon\n\n"
+            out += "| receiver | watchers | path | updates | updates/s | updates per fix per watcher | "
+            out += "gpsd CPU ms | daemon CPU ms | µs per update | (stat ticks) | daemon ÷ direct | target | loadavg |\n"
+            out += "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n"
+            for row in rows {
+                let window = row.window
+                let daemon = Self.daemonName(window)
+                let processes = ["gpsd"] + (daemon.map { [$0] } ?? [])
+                let perUpdate = window.cpuPerUpdate(processes)
+                let ticks = processes.reduce(Int64(0)) { $0 + (window.cpuTicks[$1] ?? 0) }
+                var ratio = ""
+                var target = ""
+                if row.path == .daemon,
+                    let direct = rows.first(where: { $0.path == .direct && $0.rate == row.rate && $0.watchers == row.watchers }),
+                    let mine = perUpdate, let theirs = direct.window.cpuPerUpdate(["gpsd"]), theirs > 0
+                {
+                    let value = mine / theirs
+                    ratio = String(format: "**%.2f×**", value)
+                    if row.watchers >= 10 { target = value <= 1.0 ? "≤ 1.0×: met" : "≤ 1.0×: **missed**" }
+                }
+                let fixes = max(window.fixes, 1)
+                out += "| \(row.rate) Hz | \(row.watchers) | \(row.path.rawValue) | \(window.updates) | "
+                out += String(format: "%.1f | ", Double(window.updates) / window.seconds)
+                out += String(format: "%.2f | ", Double(window.updates) / Double(fixes) / Double(max(row.watchers, 1)))
+                out += Self.ms(window.cpu["gpsd"]) + " | " + (daemon.map { Self.ms(window.cpu[$0]) } ?? "–") + " | "
+                out += (perUpdate.map { String(format: "%.1f", $0) } ?? "–") + " | "
+                out += (window.updates > 0 ? String(format: "%.1f", Double(ticks) / 1000 / Double(window.updates)) : "–")
+                out += " | \(ratio) | \(target) | \(window.loadAverage) |\n"
+            }
+            out += "\nCPU is every thread's time on CPU over the window (/proc/PID/task/*/schedstat, ns); "
+            out += "(stat ticks) is the same from utime + stime of /proc/PID/stat, in 10 ms ticks, too coarse at 1 Hz. "
+            out += "An update is a TPV line (gpsd direct) or a `location.update` (daemon) received by a watcher. "
+            out += "gpsd direct: the watchers are gpsd's only clients; daemon: gpsd's only client is the daemon.\n"
+        }
+        if let clientLimit { out += "\ngpsd's client limit (MAX_CLIENTS): \(clientLimit).\n" }
+        if !latency.isEmpty {
+            out += "\n### Latency added: daemon watcher's arrival − the same fix's TPV on a direct gpsd connection\n\n"
+            out += "| receiver | watchers | samples | p50 | p99 | max | target p99 ≤ 0.5 ms | loadavg |\n"
+            out += "|---:|---:|---:|---:|---:|---:|---|---|\n"
+            for row in latency {
+                guard let added = row.window.added else { continue }
+                let p99 = added.percentile(0.99)
+                out += "| \(row.rate) Hz | \(row.watchers) | \(added.count) | \(Self.microseconds(added.percentile(0.5))) | "
+                out += "\(Self.microseconds(p99)) | \(Self.microseconds(added.percentile(1))) | "
+                out += (p99.isNaN ? "–" : p99 <= 500 ? "met" : "**missed**") + " | \(row.window.loadAverage) |\n"
+            }
+            out += "\nOne thread of this benchmark reads the direct connection and every watcher with one epoll, "
+            out += "stamping each read with CLOCK_MONOTONIC; with 60 watchers the later ones wait for the reads "
+            out += "before them, as they would not in 60 processes.\n"
+        }
+        if !wake.isEmpty {
+            out += "\n### Wake-ups: context switches (voluntary + nonvoluntary, every thread)\n\n"
+            out += "| scenario | seconds | fixes | updates | daemon /s | daemon per fix | event loops per fix per loop "
+            out += "| gpsd /s | gpsd per fix | target (daemon) | loadavg |\n"
+            out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n"
+            var threads = ""
+            for row in wake {
+                let window = row.window
+                guard let daemon = Self.daemonName(window) else { continue }
+                let daemonSwitches = Double(window.switchCount(daemon))
+                let hasGpsd = window.switches["gpsd"] != nil
+                let gpsdSwitches = Double(window.switchCount("gpsd"))
+                let fixes = Double(window.fixes)
+                let loopThreads = (window.switches[daemon] ?? [:]).filter { $0.key.hasPrefix("NIO-") }
+                let loops = loopThreads.count
+                let loopSwitches = Double(loopThreads.values.reduce(0, +))
+                let name: String
+                let target: String
+                let perFix = fixes > 0 ? daemonSwitches / fixes : .nan
+                switch row.scenario {
+                case .receiver(let rate, let watchers) where watchers == 0:
+                    name = "\(rate) Hz receiver, 0 watchers"
+                    target = "≤ 2 per fix: " + (perFix <= 2 ? "met" : "**missed**")
+                case .receiver(let rate, let watchers):
+                    name = "\(rate) Hz receiver, \(watchers) watchers"
+                    target = "≤ 1 per fix per event loop (\(loops) loops): "
+                        + (perFix <= Double(loops) ? "met" : "**missed**")
+                case .staticSource(let watchers) where watchers == 0:
+                    name = "static source, 0 watchers (idle)"
+                    target = "0 /s: " + (daemonSwitches == 0 ? "met" : "**missed**")
+                case .staticSource(let watchers):
+                    name = "static source, \(watchers) watchers"
+                    target = "no target of its own (the static ticker: 1 fix a second while watched)"
+                }
+                out += "| \(name) | " + String(format: "%.1f", window.seconds) + " | \(window.fixes) | \(window.updates) | "
+                out += String(format: "%.2f | ", daemonSwitches / window.seconds)
+                out += (fixes > 0 ? String(format: "%.2f", daemonSwitches / fixes) : "–") + " | "
+                out += (fixes > 0 && loops > 0 ? String(format: "%.2f", loopSwitches / fixes / Double(loops)) : "–") + " | "
+                out += (hasGpsd ? String(format: "%.2f", gpsdSwitches / window.seconds) : "–") + " | "
+                out += (hasGpsd && fixes > 0 ? String(format: "%.2f", gpsdSwitches / fixes) : "–") + " | "
+                out += "\(target) | \(window.loadAverage) |\n"
+                let byThread = (window.switches[daemon] ?? [:]).filter { $0.value > 0 }.sorted { $0.value > $1.value }
+                threads += "- \(name): "
+                threads +=
+                    byThread.isEmpty
+                    ? "none"
+                    : byThread.map { "\($0.key) \(String(format: "%.2f", Double($0.value) / window.seconds))/s" }
+                        .joined(separator: ", ")
+                threads += "\n"
+            }
+            out += "\nThe daemon's switches per second by thread:\n\n" + threads
+        }
+        return out
+    }
+
+    static func ms(_ nanos: Int64?) -> String { nanos.map { String(format: "%.1f", Double($0) / 1e6) } ?? "–" }
+    static func microseconds(_ value: Double) -> String {
+        value.isNaN ? "–" : value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value)
+    }
+}
