@@ -13,9 +13,8 @@
 ///   socket as root or this user (``GpsdSocketOwner``); over any other
 ///   address the owner cannot be checked.
 ///
-/// Two tuning values are not configuration keys: ``initialReconnectDelay``
-/// (250 ms, the first backoff step) and ``pollInterval`` (250 ms, how long the
-/// reader thread waits for data before it looks at cancellation and the watchdog).
+/// One tuning value is not a configuration key: ``initialReconnectDelay``
+/// (250 ms, the first backoff step).
 public struct GpsdConfiguration: Sendable, Hashable {
     /// gpsd's host name or address.
     public var host: String
@@ -29,8 +28,6 @@ public struct GpsdConfiguration: Sendable, Hashable {
     public var silenceTimeout: Duration
     /// The first reconnect delay; each failed attempt doubles it up to ``reconnectMax``.
     public var initialReconnectDelay: Duration
-    /// How long one wait for data lasts on the reader thread.
-    public var pollInterval: Duration
     /// Besides root, the user a loopback gpsd's socket may belong to.
     public var owner: String
 
@@ -42,7 +39,6 @@ public struct GpsdConfiguration: Sendable, Hashable {
     ///   - device: device filter; `nil` or `""` for none.
     ///   - silenceTimeout: no-data watchdog (default 10 s).
     ///   - initialReconnectDelay: first backoff step (default 250 ms).
-    ///   - pollInterval: reader wait granularity (default 250 ms).
     ///   - owner: the user besides root a loopback gpsd may run as (default `gpsd`).
     public init(
         host: String = "127.0.0.1",
@@ -51,7 +47,6 @@ public struct GpsdConfiguration: Sendable, Hashable {
         device: String? = nil,
         silenceTimeout: Duration = .seconds(10),
         initialReconnectDelay: Duration = .milliseconds(250),
-        pollInterval: Duration = .milliseconds(250),
         owner: String = "gpsd"
     ) {
         self.owner = owner
@@ -61,6 +56,5 @@ public struct GpsdConfiguration: Sendable, Hashable {
         self.device = (device?.isEmpty ?? true) ? nil : device
         self.silenceTimeout = silenceTimeout
         self.initialReconnectDelay = initialReconnectDelay
-        self.pollInterval = pollInterval
     }
 }

@@ -28,8 +28,8 @@ import PetSpotLocation
 /// fresh or stale. Each connection has a dedicated reader thread
 /// (``GpsdReader``), never the cooperative pool: it reads and checks the
 /// lines itself and uses libgps to connect and to decode checked TPVs.
-/// Cancelling the calling task stops it within one
-/// ``GpsdConfiguration/pollInterval`` and closes the socket before `run` returns.
+/// Cancelling the calling task wakes the reader at once (``StopFlag``), and
+/// the socket is closed before `run` returns.
 public struct GpsdFixProducer: FixProducer {
     /// Always `.gpsd`.
     public var kind: FixSourceKind { .gpsd }

@@ -17,10 +17,23 @@ enum ReaderEvent: Sendable {
     case ended(String)
 }
 
-/// A one-way stop request from the async side to the reader thread.
+/// A one-way stop request from the async side to the reader thread: a flag,
+/// and an `eventfd` the thread's `poll` waits on beside the socket, so a
+/// stop wakes it at once and nothing else needs to (no periodic wake-up).
 final class StopFlag: Sendable {
     private let flag = Atomic<Bool>(false)
-    func stop() { flag.store(true, ordering: .relaxed) }
+    /// Readable once stopped; -1 when no eventfd could be made (the thread then polls).
+    let descriptor: Int32 = petspot_stop_eventfd()
+    /// The reader thread's kernel id, once it runs (tests count its wake-ups).
+    let readerThread = Atomic<Int32>(0)
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    func stop() {
+        flag.store(true, ordering: .relaxed)
+        if descriptor >= 0 { _ = eventfd_write(descriptor, 1) }
+    }
+
     var isStopped: Bool { flag.load(ordering: .relaxed) }
 }
 
@@ -28,10 +41,11 @@ final class StopFlag: Sendable {
 ///
 /// libgps connects (`gps_open`, blocking), sends the WATCH command
 /// (`gps_stream`) and closes (`gps_close`); in between the thread reads the
-/// socket itself, never through `gps_read`: it waits in `poll` for at most
-/// ``GpsdConfiguration/pollInterval`` at a time (so a stop request or the
-/// silence watchdog is noticed within one interval, and an idle connection
-/// costs no CPU), reads what is there without blocking, splits it into
+/// socket itself, never through `gps_read`: it waits in `poll` on the socket
+/// and the stop request (``StopFlag``) until the silence watchdog's
+/// deadline, so it wakes only for data, a stop or the deadline (no periodic
+/// wake-up: a 1 Hz receiver costs the wake-ups of its lines, nothing more),
+/// reads what is there without blocking, splits it into
 /// lines of at most 8192 bytes (``GpsdLineBuffer``), and gives each line to
 /// ``GpsdReport/init(line:)``, which checks it with our strict JSON parser
 /// and hands libgps's `gps_unpack` only a canonical TPV. libgps 3.22's
@@ -51,6 +65,7 @@ enum GpsdReader {
         let (events, continuation) = AsyncStream<ReaderEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let stop = StopFlag()
         ReaderThread.start(name: "petspot-gpsd") {
+            stop.readerThread.store(petspot_thread_id(), ordering: .relaxed)
             let reason = session(configuration, stop: stop) { continuation.yield($0) }
             continuation.yield(.ended(reason))
             continuation.finish()
@@ -83,7 +98,6 @@ enum GpsdReader {
             return "gpsd at \(endpoint) did not accept the WATCH command"
         }
 
-        let waitMilliseconds = Int32(clamping: max(1, Int64(configuration.pollInterval.seconds * 1000)))
         var lines = GpsdLineBuffer()
         let maximumLength = lines.maximumLength
         var buffer = [UInt8](repeating: 0, count: 16_384)
@@ -91,10 +105,11 @@ enum GpsdReader {
         var spoke = false
 
         while !stop.isStopped {
-            if ContinuousClock.now - lastLine > configuration.silenceTimeout {
+            let left = lastLine + configuration.silenceTimeout - ContinuousClock.now
+            if left < .zero {
                 return "gpsd at \(endpoint) sent no complete line for \(configuration.silenceTimeout) (silence timeout)"
             }
-            guard waitForInput(fd, milliseconds: waitMilliseconds) else { continue }
+            guard waitForInput(fd, orStop: stop.descriptor, upTo: left) else { continue }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count == 0 { return "gpsd at \(endpoint) closed the connection" }
             if count < 0 {
@@ -127,9 +142,18 @@ enum GpsdReader {
         return "stopped"
     }
 
-    /// Waits until `fd` is readable, closed or failed, or the time is up.
-    private static func waitForInput(_ fd: Int32, milliseconds: Int32) -> Bool {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&descriptor, 1, milliseconds) > 0
+    /// Waits until `fd` is readable, closed or failed, `stop` is readable,
+    /// or `time` is up (rounded up to a millisecond); without a `stop`
+    /// descriptor, for at most 250 ms at a time.
+    /// - Returns: whether `fd` has something (data, end or error) to read.
+    private static func waitForInput(_ fd: Int32, orStop stop: Int32, upTo time: Duration) -> Bool {
+        var milliseconds = Int32(
+            clamping: time.components.seconds * 1000 + time.components.attoseconds / 1_000_000_000_000_000 + 1)
+        if stop < 0 { milliseconds = min(milliseconds, 250) }
+        var descriptors = [
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+        ]
+        guard poll(&descriptors, 2, milliseconds) > 0 else { return false }
+        return descriptors[0].revents != 0
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PetSpotFixHub
 import PetSpotLocation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -18,7 +19,7 @@ struct FakeGpsdTests {
         let source = GpsdLocationService(
             configuration: GpsdConfiguration(
                 port: port, reconnectMax: .seconds(1), device: device, silenceTimeout: silence,
-                initialReconnectDelay: .milliseconds(100), pollInterval: .milliseconds(100)),
+                initialReconnectDelay: .milliseconds(100)),
             fallback: fallback)
         let runner = Task { await source.run() }
         defer { runner.cancel() }
@@ -41,6 +42,43 @@ struct FakeGpsdTests {
             let status = await hub.status()
             return status.fixes >= fixes && status.rejected >= rejected
         }
+    }
+
+    /// Context switches of thread `id` of this process so far.
+    static func switches(ofThread id: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/task/\(id)/status", encoding: .utf8)
+        return status.split(separator: "\n").filter { $0.contains("ctxt_switches") }
+            .compactMap { $0.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+            .reduce(0, +)
+    }
+
+    /// The reader thread sleeps while gpsd is silent: it wakes for data, a
+    /// stop or the silence deadline, never on a timer (issue 28: a device
+    /// pays for every wake-up). A stop wakes it at once.
+    @Test func theReaderSleepsWhileGpsdIsSilentAndWakesAtOnceToStop() async throws {
+        // One line (the reader's first event), then nothing more.
+        let server = try LineServer { connection in
+            guard connection.sendLine(GpsdJSON.greeting[0]) else { return }
+            _ = connection.idle(for: nil)
+        }
+        defer { server.stop() }
+        let (events, stop) = GpsdReader.start(GpsdConfiguration(port: server.port, silenceTimeout: .seconds(60)))
+        var iterator = events.makeAsyncIterator()
+        guard case .alive? = await iterator.next() else {
+            Issue.record("the reader never heard gpsd")
+            return
+        }
+        let thread = stop.readerThread.load(ordering: .relaxed)
+        try #require(thread > 0)
+        let before = try Self.switches(ofThread: thread)
+        // The window measured (not a wait for an event): gpsd says nothing in it.
+        try await Task.sleep(for: .seconds(2))
+        let during = try Self.switches(ofThread: thread) - before
+        #expect(during <= 1, "the reader woke \(during) times in 2 s of silence")
+        stop.stop()
+        var reason: String?
+        while let event = await iterator.next() { if case .ended(let why) = event { reason = why } }
+        #expect(reason == "stopped")
     }
 
     @Test func invalidCoordinatesAreRejectedAndCounted() async throws {

@@ -86,7 +86,7 @@ struct RealGpsdTests {
         let source = GpsdLocationService(
             configuration: GpsdConfiguration(
                 port: port, reconnectMax: .milliseconds(200), silenceTimeout: .seconds(600),
-                initialReconnectDelay: .milliseconds(20), pollInterval: .milliseconds(100)))
+                initialReconnectDelay: .milliseconds(20)))
         let runner = Task { await source.run() }
         defer { runner.cancel() }
 

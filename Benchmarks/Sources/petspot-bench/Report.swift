@@ -126,9 +126,12 @@ struct Report {
         out += "| CPU µs/answer new | old | new ÷ old | CPU ≤ 1.05× old |\n"
         out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n"
         for (new, old) in pairs {
-            out += "| petspot-locationd | \(new.connections) | \(new.wait.rawValue) | \(Int(new.result.perSecond.rounded())) | "
+            out +=
+                "| petspot-locationd | \(new.connections) | \(new.wait.rawValue) | \(Int(new.result.perSecond.rounded())) | "
             out += "\(Int(old.result.perSecond.rounded())) | "
-            out += old.result.perSecond > 0 ? String(format: "%.2f× | ", new.result.perSecond / old.result.perSecond) : "– | "
+            out +=
+                old.result.perSecond > 0
+                ? String(format: "%.2f× | ", new.result.perSecond / old.result.perSecond) : "– | "
             if let mine = new.cpuPerAnswer, let theirs = old.cpuPerAnswer, theirs > 0 {
                 let ratio = mine / theirs
                 out += String(format: "%.1f | %.1f | **%.2f×** | ", mine * 1e6, theirs * 1e6, ratio)

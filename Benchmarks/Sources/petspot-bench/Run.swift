@@ -112,15 +112,20 @@ extension PetSpotBench {
             var report = Report(command: CommandLine.arguments.joined(separator: " "))
             report.loadBefore = Self.loadAverage()
 
-            if !onlyWatch { try requestPath(into: &report, directory: directory, daemonBinary: daemonBinary, ownPath: ownPath) }
+            if !onlyWatch {
+                try requestPath(into: &report, directory: directory, daemonBinary: daemonBinary, ownPath: ownPath)
+            }
             if !noWatch {
-                let list = { (text: String) in text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+                let list = { (text: String) in
+                    text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                }
                 let rates = list(watchRates)
                 let watch = WatchBench(
                     daemonBinary: daemonBinary, directory: directory, port: watchGpsdPort, rates: rates,
                     counts: list(watchCounts), large: watchLarge, latencyRate: rates.max() ?? 10,
                     latencyCounts: list(latencyCounts), slowWindow: watchSeconds, fastWindow: watchSecondsFast,
-                    latencyWindow: latencySeconds, wakeWindow: wakeSeconds, logLevel: daemonLogLevel, log: { self.log($0) })
+                    latencyWindow: latencySeconds, wakeWindow: wakeSeconds, logLevel: daemonLogLevel,
+                    log: { self.log($0) })
                 var measured = WatchReport()
                 do {
                     try watch.run(into: &measured)
@@ -135,7 +140,9 @@ extension PetSpotBench {
         }
 
         /// The request path (closed-loop load against the daemon, the floor and gpsd), the fan-out and idle steps.
-        private func requestPath(into report: inout Report, directory: String, daemonBinary: String, ownPath: String) throws {
+        private func requestPath(
+            into report: inout Report, directory: String, daemonBinary: String, ownPath: String
+        ) throws {
             let counts = connections.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             let waits = try clientWait.split(separator: ",").map { name in
                 guard let wait = ClientWait(rawValue: name.trimmingCharacters(in: .whitespaces)) else {

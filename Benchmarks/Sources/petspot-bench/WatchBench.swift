@@ -175,7 +175,9 @@ struct WatchReport {
                 var ratio = ""
                 var target = ""
                 if row.path == .daemon,
-                    let direct = rows.first(where: { $0.path == .direct && $0.rate == row.rate && $0.watchers == row.watchers }),
+                    let direct = rows.first(where: {
+                        $0.path == .direct && $0.rate == row.rate && $0.watchers == row.watchers
+                    }),
                     let mine = perUpdate, let theirs = direct.window.cpuPerUpdate(["gpsd"]), theirs > 0
                 {
                     let value = mine / theirs
@@ -188,7 +190,8 @@ struct WatchReport {
                 out += String(format: "%.2f | ", Double(window.updates) / Double(fixes) / Double(max(row.watchers, 1)))
                 out += Self.ms(window.cpu["gpsd"]) + " | " + (daemon.map { Self.ms(window.cpu[$0]) } ?? "–") + " | "
                 out += (perUpdate.map { String(format: "%.1f", $0) } ?? "–") + " | "
-                out += (window.updates > 0 ? String(format: "%.1f", Double(ticks) / 1000 / Double(window.updates)) : "–")
+                out +=
+                    (window.updates > 0 ? String(format: "%.1f", Double(ticks) / 1000 / Double(window.updates)) : "–")
                 out += " | \(ratio) | \(target) | \(window.loadAverage) |\n"
             }
             out += "\nCPU is every thread's time on CPU over the window (/proc/PID/task/*/schedstat, ns); "
@@ -204,7 +207,8 @@ struct WatchReport {
             for row in latency {
                 guard let added = row.window.added else { continue }
                 let p99 = added.percentile(0.99)
-                out += "| \(row.rate) Hz | \(row.watchers) | \(added.count) | \(Self.microseconds(added.percentile(0.5))) | "
+                out +=
+                    "| \(row.rate) Hz | \(row.watchers) | \(added.count) | \(Self.microseconds(added.percentile(0.5))) | "
                 out += "\(Self.microseconds(p99)) | \(Self.microseconds(added.percentile(1))) | "
                 out += (p99.isNaN ? "–" : p99 <= 500 ? "met" : "**missed**") + " | \(row.window.loadAverage) |\n"
             }
@@ -237,7 +241,8 @@ struct WatchReport {
                     target = "≤ 2 per fix: " + (perFix <= 2 ? "met" : "**missed**")
                 case .receiver(let rate, let watchers):
                     name = "\(rate) Hz receiver, \(watchers) watchers"
-                    target = "≤ 1 per fix per event loop (\(loops) loops): "
+                    target =
+                        "≤ 1 per fix per event loop (\(loops) loops): "
                         + (perFix <= Double(loops) ? "met" : "**missed**")
                 case .staticSource(let watchers) where watchers == 0:
                     name = "static source, 0 watchers (idle)"
@@ -246,10 +251,14 @@ struct WatchReport {
                     name = "static source, \(watchers) watchers"
                     target = "no target of its own (the static ticker: 1 fix a second while watched)"
                 }
-                out += "| \(name) | " + String(format: "%.1f", window.seconds) + " | \(window.fixes) | \(window.updates) | "
+                out +=
+                    "| \(name) | " + String(format: "%.1f", window.seconds)
+                    + " | \(window.fixes) | \(window.updates) | "
                 out += String(format: "%.2f | ", daemonSwitches / window.seconds)
                 out += (fixes > 0 ? String(format: "%.2f", daemonSwitches / fixes) : "–") + " | "
-                out += (fixes > 0 && loops > 0 ? String(format: "%.2f", loopSwitches / fixes / Double(loops)) : "–") + " | "
+                out +=
+                    (fixes > 0 && loops > 0 ? String(format: "%.2f", loopSwitches / fixes / Double(loops)) : "–")
+                    + " | "
                 out += (hasGpsd ? String(format: "%.2f", gpsdSwitches / window.seconds) : "–") + " | "
                 out += (hasGpsd && fixes > 0 ? String(format: "%.2f", gpsdSwitches / fixes) : "–") + " | "
                 out += "\(target) | \(window.loadAverage) |\n"

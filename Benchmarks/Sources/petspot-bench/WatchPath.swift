@@ -186,7 +186,8 @@ final class WatcherPool {
         var lastKey: Int64 = 0
         func key(_ line: UnsafeRawBufferPointer, _ marker: StaticString) -> Int64? {
             guard let range = FanOut.stringRange(of: marker, in: line) else { return nil }
-            if range.count == lastStamp.count, memcmp(line.baseAddress! + range.lowerBound, lastStamp, range.count) == 0 {
+            if range.count == lastStamp.count, memcmp(line.baseAddress! + range.lowerBound, lastStamp, range.count) == 0
+            {
                 return lastKey
             }
             guard let parsed = FanOut.parse(Array(line[range])) else { return nil }
