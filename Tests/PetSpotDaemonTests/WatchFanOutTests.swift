@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOEmbedded
 import PetSpotFixHub
@@ -67,6 +68,37 @@ import Testing
         #expect(snapped.count == 1)
         #expect(snapped[0] == ReducedAccuracy.reduce(Self.fix(52.2297, after: 0), cellMeters: 3000))
         #expect(snapped.allSatisfy { $0.accuracy == .reduced && ($0.horizontalAccuracy ?? 0) >= 3000 })
+    }
+
+    /// Two embedded loops as one group.
+    final class TwoLoops: EventLoopGroup {
+        let loops = [EmbeddedEventLoop(), EmbeddedEventLoop()]
+        func next() -> any EventLoop { loops[0] }
+        func makeIterator() -> EventLoopIterator { EventLoopIterator(loops) }
+        func shutdownGracefully(queue: DispatchQueue, _ callback: @escaping @Sendable ((any Error)?) -> Void) {
+            callback(nil)
+        }
+    }
+
+    /// A fix wakes only the loops that serve a watcher (issue 28: each
+    /// wake-up costs a device power): a loop whose watchers all left is not
+    /// woken again.
+    @Test func aFixWakesOnlyTheLoopsWithWatchers() throws {
+        let group = TwoLoops()
+        let fanOut = WatchFanOut(group: group) { _ in {} }
+        let outlet = RecordingOutlet()
+        let onFirst = LoopBoundOutlet(outlet, eventLoop: group.loops[0])
+        let onSecond = LoopBoundOutlet(outlet, eventLoop: group.loops[1])
+        #expect(fanOut.publish(Self.fix(52.2297, after: 0)) == 0)
+        fanOut.add(Self.key(1), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: onFirst)
+        #expect(fanOut.publish(Self.fix(52.2297, after: 1)) == 1)
+        fanOut.add(Self.key(2), options: WatchOptions(), presentation: GrantedPresentation(.full), outlet: onSecond)
+        #expect(fanOut.publish(Self.fix(52.2297, after: 2)) == 2)
+        fanOut.remove(Self.key(1), outlet: onFirst)
+        #expect(fanOut.publish(Self.fix(52.2297, after: 3)) == 1)
+        for loop in group.loops { loop.run() }
+        // Watcher 1 had fixes 1 and 2 (its removal runs after them), watcher 2 fixes 2 and 3.
+        #expect(outlet.lines.map(\.subscription) == [1, 1, 2, 2])
     }
 
     /// A full watch's updates are what one ``WatchFilter`` passes (the rule

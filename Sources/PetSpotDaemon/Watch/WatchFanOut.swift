@@ -54,14 +54,19 @@ public final class WatchFanOut: Service, Sendable {
     /// of the hub while there is any. Behind a lock: watchers come and go
     /// from any task (and from synchronous end handlers), and a policy
     /// change runs the re-checks from ``run()``.
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
-        var watchers: [Key: (@Sendable () async -> Void)?] = [:]
+        var watchers: [Key: (loop: Int, recheck: (@Sendable () async -> Void)?)] = [:]
+        /// Watchers per loop (by index in ``tables``): a fix wakes only the
+        /// loops that serve one.
+        var watchersPerLoop: [Int]
         /// Ends the hub observation; set while ``watchers`` is not empty.
         var endObservation: (@Sendable () -> Void)?
         /// After a graceful shutdown nothing observes the hub again.
         var isStopped = false
+
+        init(loops: Int) { watchersPerLoop = Array(repeating: 0, count: loops) }
     }
 
     /// Creates the fan-out for the loops of `group`, fed by `hub` directly
@@ -85,9 +90,11 @@ public final class WatchFanOut: Service, Sendable {
         self.observe = observe
         self.currentFix = currentFix
         self.authorizationChanges = authorizationChanges
-        self.tables = group.makeIterator().map { loop in
+        let tables = group.makeIterator().map { loop in
             (loop, NIOLoopBoundBox.makeBoxSendingValue(LoopTable(), as: LoopTable.self, eventLoop: loop))
         }
+        self.tables = tables
+        self.state = Mutex(State(loops: tables.count))
     }
 
     /// Delivers fixes, and re-checks watchers on policy changes, until a
@@ -113,16 +120,22 @@ public final class WatchFanOut: Service, Sendable {
     /// Runs every watcher's re-check (one after another: a reload is rare,
     /// and each asks the policy actor anyway).
     func recheckAll() async {
-        let all = state.withLock { $0.watchers.values.compactMap { $0 } }
+        let all = state.withLock { $0.watchers.values.compactMap(\.recheck) }
         for recheck in all { await recheck() }
     }
 
-    /// Hands `fix` to every loop's watchers.
-    func publish(_ fix: LocationFix) {
-        guard state.withLock({ !$0.watchers.isEmpty }) else { return }
-        for (loop, table) in tables {
+    /// Hands `fix` to the watchers of every loop that has any: a loop
+    /// without a watcher is not woken.
+    /// - Returns: how many loops it was handed to.
+    @discardableResult
+    func publish(_ fix: LocationFix) -> Int {
+        let perLoop = state.withLock { $0.watchersPerLoop }
+        var woken = 0
+        for (index, (loop, table)) in tables.enumerated() where perLoop[index] > 0 {
             loop.execute { table.value.deliver(fix) }
+            woken += 1
         }
+        return woken
     }
 
     /// Whether watchers whose connections run on `loop` can be served here.
@@ -136,11 +149,15 @@ public final class WatchFanOut: Service, Sendable {
         _ key: Key, options: WatchOptions, presentation: GrantedPresentation, outlet: LoopBoundOutlet,
         recheck: (@Sendable () async -> Void)? = nil
     ) -> Bool {
-        guard let table = table(for: outlet.eventLoop) else { return false }
+        guard let index = index(of: outlet.eventLoop) else { return false }
+        let table = tables[index].table
         // The first watcher starts the observation (under the lock: the
         // hub's lock is taken inside ours, never the other way round).
         state.withLock { state in
-            state.watchers[key] = .some(recheck)
+            if let previous = state.watchers.updateValue((index, recheck), forKey: key) {
+                state.watchersPerLoop[previous.loop] -= 1
+            }
+            state.watchersPerLoop[index] += 1
             if state.endObservation == nil, !state.isStopped {
                 state.endObservation = observe { [self] fix in publish(fix) }
             }
@@ -155,7 +172,7 @@ public final class WatchFanOut: Service, Sendable {
     /// Stops delivering to a watcher and drops its undelivered line.
     func remove(_ key: Key, outlet: LoopBoundOutlet) {
         let end = state.withLock { state -> (@Sendable () -> Void)? in
-            state.watchers.removeValue(forKey: key)
+            if let removed = state.watchers.removeValue(forKey: key) { state.watchersPerLoop[removed.loop] -= 1 }
             guard state.watchers.isEmpty else { return nil }
             defer { state.endObservation = nil }
             return state.endObservation
@@ -179,8 +196,10 @@ public final class WatchFanOut: Service, Sendable {
     }
 
     private func table(for loop: any EventLoop) -> NIOLoopBoundBox<LoopTable>? {
-        tables.first { $0.loop === loop }?.table
+        index(of: loop).map { tables[$0].table }
     }
+
+    private func index(of loop: any EventLoop) -> Int? { tables.firstIndex { $0.loop === loop } }
 }
 
 /// The watchers of one event loop; used only on that loop.
