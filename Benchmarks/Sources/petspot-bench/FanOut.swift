@@ -86,17 +86,8 @@ struct FanOut {
 
         // epoll, not poll: the reader's cost per wake must not grow with the
         // number of watchers, or the benchmark would measure itself.
-        let epoll = epoll_create1(0)
-        guard epoll >= 0 else { throw BenchError("fan-out: epoll_create1 failed") }
+        let epoll = try Sockets.epoll(readingEach: connections.map(\.fd), for: "fan-out")
         defer { close(epoll) }
-        for (index, connection) in connections.enumerated() {
-            var event = epoll_event()
-            event.events = UInt32(EPOLLIN.rawValue)
-            event.data.u64 = UInt64(index)
-            guard epoll_ctl(epoll, Int32(EPOLL_CTL_ADD), connection.fd, &event) == 0 else {
-                throw BenchError("fan-out: epoll_ctl failed: errno \(errno)")
-            }
-        }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         let ticksBefore = daemon.cpuTicks
         let readerBefore = Sockets.threadCPUNanos()

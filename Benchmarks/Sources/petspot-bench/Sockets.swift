@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CEpoll
 import PetSpotPOSIX
 
 /// Where a load step connects: a Unix socket path or a loopback TCP port.
@@ -102,6 +103,24 @@ enum Sockets {
     }
 
     /// Writes all of `bytes`; `false` on error.
+    /// An epoll descriptor watching each of `descriptors` for input, with
+    /// its index as the event's data. The caller closes it.
+    /// - Parameter step: names the step in an error.
+    static func epoll(readingEach descriptors: [Int32], for step: String) throws -> Int32 {
+        let epoll = epoll_create1(0)
+        guard epoll >= 0 else { throw BenchError("\(step): epoll_create1 failed") }
+        for (index, descriptor) in descriptors.enumerated() {
+            var event = epoll_event()
+            event.events = UInt32(EPOLLIN.rawValue)
+            event.data.u64 = UInt64(index)
+            guard epoll_ctl(epoll, Int32(EPOLL_CTL_ADD), descriptor, &event) == 0 else {
+                close(epoll)
+                throw BenchError("\(step): epoll_ctl failed: errno \(errno)")
+            }
+        }
+        return epoll
+    }
+
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         (try? Descriptor.writeAll(fd, bytes)) != nil
     }

@@ -159,17 +159,8 @@ final class WatcherPool {
     func measure(seconds: Double, processes: [ManagedProcess], daemon: DaemonHarness? = nil) throws -> WatchWindow {
         let connections = (reference.map { [$0] } ?? []) + watchers
         let referenceCount = reference == nil ? 0 : 1
-        let epoll = epoll_create1(0)
-        guard epoll >= 0 else { throw BenchError("watch: epoll_create1 failed") }
+        let epoll = try Sockets.epoll(readingEach: connections.map(\.fd), for: "watch")
         defer { close(epoll) }
-        for (index, connection) in connections.enumerated() {
-            var event = epoll_event()
-            event.events = UInt32(EPOLLIN.rawValue)
-            event.data.u64 = UInt64(index)
-            guard epoll_ctl(epoll, Int32(EPOLL_CTL_ADD), connection.fd, &event) == 0 else {
-                throw BenchError("watch: epoll_ctl failed: errno \(errno)")
-            }
-        }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { scratch.deallocate() }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
