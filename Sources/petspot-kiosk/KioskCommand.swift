@@ -107,6 +107,8 @@ struct KioskCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         for note in outbox.openingNotes { logger.notice("outbox: \(note)") }
+        // When the last visit ends, at most once a minute (a visitor can end visits at will).
+        let idleRelease = ThrottledPageRelease(every: .seconds(60))
         let dependencies = KioskDependencies(
             location: LocationClient(socketPath: configuration.location.socket), reports: outbox,
             draftsBase: Self.cacheDirectory(), gpsTimeout: configuration.location.gpsTimeout,
@@ -117,7 +119,10 @@ struct KioskCommand: AsyncParsableCommand {
                     return StationStatus(outbox: .failure(.init(reason: "the outbox cannot be read: \(error)")))
                 }
             },
-            whenIdle: { Self.releasePages(after: "the last visit", logger: logger) })
+            whenIdle: {
+                guard let released = idleRelease.releaseIfDue() else { return }
+                Self.logReleased(released, after: "the last visit", logger: logger)
+            })
         var services: [any Service] = []
         if let delivery = configuration.delivery {
             if BearerToken.isWorldReadable(delivery.tokenFile) {
@@ -137,17 +142,16 @@ struct KioskCommand: AsyncParsableCommand {
         let app = try await KioskApplication.build(
             settings: configuration.kiosk, dependencies: dependencies, services: services, logger: logger)
         let host = configuration.kiosk.host.contains(":") ? "[\(configuration.kiosk.host)]" : configuration.kiosk.host
-        Self.releasePages(after: "start-up", logger: logger)
+        Self.logReleased(StartupPages.release(), after: "start-up", logger: logger)
         logger.notice("serving on http://\(host):\(configuration.kiosk.port)/")
         try await app.runService()
         try? outbox.close()
     }
 
-    /// Drops the code and constant pages start-up or the visits just ended
-    /// touched, and malloc's free memory (``StartupPages``): an idle
-    /// station's memory is what serving needs, not its history.
-    static func releasePages(after phase: String, logger: Logger) {
-        let released = StartupPages.release()
+    /// Logs what a release of the pages start-up or the visits just ended
+    /// touched, and of malloc's free memory (``StartupPages``), gave back:
+    /// an idle station's memory is what serving needs, not its history.
+    static func logReleased(_ released: StartupPages.Released, after phase: String, logger: Logger) {
         logger.debug(
             "released resident pages",
             metadata: [

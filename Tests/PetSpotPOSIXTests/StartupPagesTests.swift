@@ -6,6 +6,7 @@ import Musl
 import CMalloc
 import Foundation
 @testable import PetSpotPOSIX
+import Synchronization
 import Testing
 import TestSupport
 
@@ -134,5 +135,26 @@ import TestSupport
         // process-wide counts (mallinfo2) cannot tell.
         let header = block.load(fromByteOffset: -MemoryLayout<UInt>.size, as: UInt.self)
         #expect(header & 0x2 != 0, "a 512 KiB block came from an arena")
+    }
+
+    /// A release a user can trigger at will (the kiosk's last visit
+    /// ending) happens at most once per interval, however often it is asked.
+    @Test func aThrottledReleaseHappensAtMostOncePerInterval() {
+        let start = ContinuousClock.now
+        let clock = Mutex(start)
+        let releases = Mutex(0)
+        let throttled = ThrottledPageRelease(
+            every: .seconds(60), now: { clock.withLock { $0 } },
+            release: {
+                releases.withLock { $0 += 1 }
+                return StartupPages.Released()
+            })
+        #expect(throttled.releaseIfDue() != nil)
+        for _ in 0..<240 { #expect(throttled.releaseIfDue() == nil) }
+        clock.withLock { $0 = start + .seconds(59) }
+        #expect(throttled.releaseIfDue() == nil)
+        clock.withLock { $0 = start + .seconds(60) }
+        #expect(throttled.releaseIfDue() != nil)
+        #expect(releases.withLock { $0 } == 2)
     }
 }
