@@ -9,10 +9,14 @@ import Synchronization
 /// ``FixedPosition`` instead: it has nothing to wait for.
 ///
 /// Every fix from a producer is validated here, so no source can hand a
-/// client an invalid coordinate. An actor: one-shot requests wait under its
-/// exclusion (``location(_:)``); what needs no waiting (the cached answer,
-/// observing) is read without a hop.
-public actor LiveFixHub: PositionSource {
+/// client an invalid coordinate. Its state sits behind one lock, not an
+/// actor: a producer hands in a fix synchronously on its own thread
+/// (``receive(_:)``), and the fix reaches the waiting requests and the
+/// observers (the daemon's `WatchFanOut`, which hands it straight to the
+/// event loops) from there. A fix from gpsd then wakes the reader thread
+/// and the event loops that have watchers, and no other thread (issue 28:
+/// a device pays for every wake-up).
+public final class LiveFixHub: PositionSource {
     /// Connection state of the primary source.
     public enum Link: Sendable, Equatable {
         /// No attempt has finished yet: requests wait.
@@ -30,31 +34,56 @@ public actor LiveFixHub: PositionSource {
         var continuation: ResumeOnce<Result<LocationFix, LocationError>>
     }
 
-    /// The kind of the primary source.
-    public nonisolated let kind: FixSourceKind
-    /// Fixes of a lower mode are rejected.
-    public nonisolated let minimumMode: FixMode
-    /// Answers while the primary has nothing.
-    public nonisolated let fallback: Fallback?
+    private struct State {
+        var link: Link = .starting
+        var latest: LocationFix?
+        var fixCount = 0
+        var rejectedCount = 0
+        var reconnectCount = 0
+        var hasConnectedBefore = false
+        var nextID: UInt64 = 0
+        var waiters: [UInt64: Waiter] = [:]
 
-    public private(set) var link: Link = .starting
-    public private(set) var latest: LocationFix? {
-        didSet { snapshot.withLock { $0 = latest } }
+        mutating func makeID() -> UInt64 {
+            nextID &+= 1
+            return nextID
+        }
+
+        /// Takes `fix` into the waiting requests: removes and returns those
+        /// it answers, keeps it as the best seen for those it only satisfies.
+        mutating func answer(with fix: LocationFix) -> [ResumeOnce<Result<LocationFix, LocationError>>] {
+            var answered: [ResumeOnce<Result<LocationFix, LocationError>>] = []
+            for (id, waiter) in waiters where waiter.request.accepts(fix) {
+                if waiter.request.isGoodEnough(fix) {
+                    waiters.removeValue(forKey: id)
+                    answered.append(waiter.continuation)
+                } else {
+                    waiters[id]?.best = LocationRequest.better(waiter.best, fix)
+                }
+            }
+            return answered
+        }
     }
-    /// A copy of ``latest`` readable without entering the actor: a cached
-    /// answer (the common `location.get`) then costs one uncontended lock
-    /// instead of an actor hop per request. Written only from the actor.
-    private nonisolated let snapshot = Mutex<LocationFix?>(nil)
-    private var fixCount = 0
-    private var rejectedCount = 0
-    private var reconnectCount = 0
-    private var hasConnectedBefore = false
-    private var nextID: UInt64 = 0
-    private var waiters: [UInt64: Waiter] = [:]
-    /// Observers, behind their own lock rather than the actor, so that
-    /// observing and ending an observation need no actor hop; fan-out takes
-    /// the lock once per fix.
-    private nonisolated let observers = FixObservers()
+
+    /// What ``location(_:)`` decides before it waits.
+    private enum Start {
+        case answer(LocationFix)
+        case fail(LocationError)
+        /// Wait under this id; `seen` is the best fix so far, `fixes` the fix count when decided.
+        case wait(id: UInt64, seen: LocationFix?, fixes: Int)
+    }
+
+    /// The kind of the primary source.
+    public let kind: FixSourceKind
+    /// Fixes of a lower mode are rejected.
+    public let minimumMode: FixMode
+    /// Answers while the primary has nothing.
+    public let fallback: Fallback?
+
+    private let state = Mutex(State())
+    /// Observers, behind their own lock: fan-out takes it once per fix,
+    /// outside the hub's.
+    private let observers = FixObservers()
 
     /// Creates a hub.
     /// - Parameters:
@@ -67,42 +96,63 @@ public actor LiveFixHub: PositionSource {
         self.fallback = fallback
     }
 
+    /// The primary source's connection state.
+    public var link: Link { state.withLock { $0.link } }
+
+    /// The newest valid fix, `nil` before any.
+    public var latest: LocationFix? { state.withLock { $0.latest } }
+
     // MARK: Input from producers
 
-    /// Takes one event from the producer.
+    /// Takes one event from the producer, synchronously on the producer's
+    /// thread: a fix answers the requests it satisfies and reaches every
+    /// observer before this returns. One producer feeds a hub; its events
+    /// are taken in the order it calls.
     public func receive(_ event: SourceEvent) {
         switch event {
         case .connected(let device):
-            if hasConnectedBefore, case .down = link { reconnectCount += 1 }
-            hasConnectedBefore = true
-            link = .up(device: device)
+            state.withLock { state in
+                if state.hasConnectedBefore, case .down = state.link { state.reconnectCount += 1 }
+                state.hasConnectedBefore = true
+                state.link = .up(device: device)
+            }
         case .fix(let candidate):
             guard let fix = candidate.sanitized(), fix.mode >= minimumMode else {
-                rejectedCount += 1
+                state.withLock { $0.rejectedCount += 1 }
                 return
             }
-            if case .up = link {} else { link = .up(device: nil) }
-            fixCount += 1
-            latest = fix
-            deliver(fix)
+            let answered = state.withLock { state in
+                if case .up = state.link {} else { state.link = .up(device: nil) }
+                state.fixCount += 1
+                state.latest = fix
+                return state.answer(with: fix)
+            }
+            for waiter in answered { waiter.resume(.success(fix)) }
+            observers.publish(fix)
         case .noFix:
             break
         case .rejected:
-            rejectedCount += 1
+            state.withLock { $0.rejectedCount += 1 }
         case .disconnected(let reason):
-            link = .down(reason: reason)
-            failWaitersOnOutage()
+            let pending = state.withLock { state in
+                state.link = .down(reason: reason)
+                defer { state.waiters.removeAll() }
+                return Array(state.waiters.values)
+            }
+            for waiter in pending {
+                waiter.continuation.resume(waiter.best.map { .success($0) } ?? .failure(.sourceUnavailable))
+            }
         }
     }
 
     // MARK: Queries
 
     /// The newest fix when it answers `request` at once (see
-    /// ``LocationRequest/isAnswerable(from:at:)``), without an actor hop;
-    /// `nil` when ``location(_:)`` has to decide (wait, fallback, outage).
-    public nonisolated func cachedAnswer(_ request: LocationRequest, at now: ContinuousClock.Instant) -> LocationFix? {
-        snapshot.withLock { latest in
-            guard let latest, request.isAnswerable(from: latest, at: now) else { return nil }
+    /// ``LocationRequest/isAnswerable(from:at:)``), with one uncontended
+    /// lock; `nil` when ``location(_:)`` has to decide (wait, fallback, outage).
+    public func cachedAnswer(_ request: LocationRequest, at now: ContinuousClock.Instant) -> LocationFix? {
+        state.withLock { state in
+            guard let latest = state.latest, request.isAnswerable(from: latest, at: now) else { return nil }
             return latest
         }
     }
@@ -110,33 +160,46 @@ public actor LiveFixHub: PositionSource {
     /// One fix with the semantics of `location.get`; see ``LocationService/location(_:)``.
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
         let now = ContinuousClock.now
-        if let latest, request.isAnswerable(from: latest, at: now) { return latest }
-        // A fresh cached fix that only misses desiredAccuracy has been seen:
-        // it answers at the timeout unless a better one arrives.
-        let seen = latest.flatMap { request.accepts($0) && now - $0.receivedAt <= request.maxAge ? $0 : nil }
-        var isDown = false
-        if case .down = link { isDown = true }
-        // The fallback stands in only while the primary is down or has no
-        // fix within maxAge (not for one that only misses desiredAccuracy),
-        // and never below the request's minMode.
-        if let fallback, isDown || seen == nil {
-            let fix = fallback.makeFix(now)
-            if request.accepts(fix) { return fix }
+        let start: Start = state.withLock { state in
+            if let latest = state.latest, request.isAnswerable(from: latest, at: now) { return .answer(latest) }
+            // A fresh cached fix that only misses desiredAccuracy has been seen:
+            // it answers at the timeout unless a better one arrives.
+            let seen = state.latest.flatMap {
+                request.accepts($0) && now - $0.receivedAt <= request.maxAge ? $0 : nil
+            }
+            var isDown = false
+            if case .down = state.link { isDown = true }
+            // The fallback stands in only while the primary is down or has no
+            // fix within maxAge (not for one that only misses desiredAccuracy),
+            // and never below the request's minMode.
+            if let fallback, isDown || seen == nil {
+                let fix = fallback.makeFix(now)
+                if request.accepts(fix) { return .answer(fix) }
+            }
+            if isDown { return .fail(.sourceUnavailable) }
+            return .wait(id: state.makeID(), seen: seen, fixes: state.fixCount)
         }
-        if isDown { throw .sourceUnavailable }
+        let id: UInt64
+        let seen: LocationFix?
+        let fixes: Int
+        switch start {
+        case .answer(let fix): return fix
+        case .fail(let error): throw error
+        case .wait(let waitID, let best, let count): (id, seen, fixes) = (waitID, best, count)
+        }
 
-        let id = makeID()
         let deadline = now + request.timeout
         let result: Result<LocationFix, LocationError> = await withDeadline(deadline) {
             // The deadline ends the wait with a timeout (or the best fix seen).
-            await self.finish(id: id)
+            self.finish(id: id)
             return nil
         } operation: {
             let waiter = ResumeOnce<Result<LocationFix, LocationError>>()
             return await withTaskCancellationHandler {
-                await self.wait(id: id, request: request, best: seen, deadline: deadline, as: waiter)
+                await self.wait(
+                    id: id, request: request, best: seen, fixesBefore: fixes, deadline: deadline, as: waiter)
             } onCancel: {
-                // At once, off the actor; the request leaves the waiters when it runs there again.
+                // At once; the request leaves the waiters when its task runs again.
                 waiter.resume(.failure(.locationUnknown))
             }
         }
@@ -144,107 +207,90 @@ public actor LiveFixHub: PositionSource {
     }
 
     /// `nil`: a live hub's watchers get its next fix.
-    public nonisolated func fixForNewWatcher(at now: ContinuousClock.Instant) -> LocationFix? { nil }
+    public func fixForNewWatcher(at now: ContinuousClock.Instant) -> LocationFix? { nil }
 
     /// Whether anyone observes now.
-    public nonisolated var isListened: Bool { observers.isListened }
+    public var isListened: Bool { observers.isListened }
 
     /// How many observations (``observe(_:)``) are open.
-    public nonisolated var observerCount: Int { observers.count }
+    public var observerCount: Int { observers.count }
 
-    /// Calls `observer` with every accepted fix, synchronously on the hub's
-    /// executor as the fix arrives: for a consumer that fans fixes out
-    /// itself and must not add a task wake-up per fix (the daemon's
-    /// `WatchFanOut` hands each fix straight to the event loops). It must
-    /// return at once: it holds up the hub while it runs.
+    /// Calls `observer` with every accepted fix, synchronously on the
+    /// producer's thread as the fix arrives (``receive(_:)``): for a
+    /// consumer that fans fixes out itself and must not add a wake-up per
+    /// fix (the daemon's `WatchFanOut` hands each fix straight to the event
+    /// loops). It must return at once: it holds up the producer while it runs.
     /// - Returns: ends the observation; later fixes are not passed on.
-    public nonisolated func observe(_ observer: @escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void {
+    public func observe(_ observer: @escaping @Sendable (LocationFix) -> Void) -> @Sendable () -> Void {
         observers.observe(observer)
     }
 
     /// The counters and state for `daemon.status`.
     public func status() -> SourceStatus {
-        var device: String?
-        if case .up(let name) = link { device = name }
-        var connected = false
-        if case .up = link { connected = true }
-        var reason: String?
-        if case .down(let why) = link { reason = why }
-        return SourceStatus(
-            kind: kind,
-            connected: connected,
-            device: device,
-            lastFixAge: latest.map { $0.age() },
-            fixes: fixCount,
-            rejected: rejectedCount,
-            reconnects: reconnectCount,
-            fallback: fallback?.kind,
-            reason: reason
-        )
+        state.withLock { state in
+            var device: String?
+            var connected = false
+            var reason: String?
+            switch state.link {
+            case .starting: break
+            case .up(let name): (device, connected) = (name, true)
+            case .down(let why): reason = why
+            }
+            return SourceStatus(
+                kind: kind,
+                connected: connected,
+                device: device,
+                lastFixAge: state.latest.map { $0.age() },
+                fixes: state.fixCount,
+                rejected: state.rejectedCount,
+                reconnects: state.reconnectCount,
+                fallback: fallback?.kind,
+                reason: reason
+            )
+        }
     }
 
-    /// The mode of the newest fix, `nil` before any; without an actor hop.
-    public nonisolated var newestMode: FixMode? { snapshot.withLock { $0?.mode } }
+    /// The mode of the newest fix, `nil` before any.
+    public var newestMode: FixMode? { state.withLock { $0.latest?.mode } }
 
     /// How many one-shot requests are waiting.
-    public var waiterCount: Int { waiters.count }
+    public var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     // MARK: Internals
 
-    private func makeID() -> UInt64 {
-        nextID &+= 1
-        return nextID
-    }
-
+    /// Registers the request as waiting, unless its deadline passed or it
+    /// was cancelled first; a fix that arrived since ``location(_:)``
+    /// decided to wait (`fixesBefore`) is taken into account at once.
     private func wait(
-        id: UInt64, request: LocationRequest, best: LocationFix?, deadline: ContinuousClock.Instant,
-        as waiter: ResumeOnce<Result<LocationFix, LocationError>>
+        id: UInt64, request: LocationRequest, best: LocationFix?, fixesBefore: Int,
+        deadline: ContinuousClock.Instant, as waiter: ResumeOnce<Result<LocationFix, LocationError>>
     ) async -> Result<LocationFix, LocationError> {
         let result = await withCheckedContinuation { continuation in
-            // The deadline task may already have run `finish` for this id
-            // (a zero or tiny timeout): registering now would wait forever.
-            guard !Task.isCancelled, ContinuousClock.now < deadline, waiter.wait(continuation) else {
-                if let best, !Task.isCancelled {
-                    continuation.resume(returning: .success(best))
-                } else {
-                    continuation.resume(returning: .failure(.locationUnknown))
+            let outcome: Result<LocationFix, LocationError>? = state.withLock { state in
+                var best = best
+                if state.fixCount != fixesBefore, let latest = state.latest, request.accepts(latest) {
+                    if request.isGoodEnough(latest) { return .success(latest) }
+                    best = LocationRequest.better(best, latest)
                 }
-                return
+                // The deadline task may already have run `finish` for this id
+                // (a zero or tiny timeout): registering now would wait forever.
+                guard !Task.isCancelled, ContinuousClock.now < deadline, waiter.wait(continuation) else {
+                    if let best, !Task.isCancelled { return .success(best) }
+                    return .failure(.locationUnknown)
+                }
+                state.waiters[id] = Waiter(request: request, best: best, continuation: waiter)
+                return nil
             }
-            waiters[id] = Waiter(request: request, best: best, continuation: waiter)
+            if let outcome { continuation.resume(returning: outcome) }
         }
         // Resumed by its cancellation: it waits no more.
-        if Task.isCancelled { waiters[id] = nil }
+        if Task.isCancelled { state.withLock { _ = $0.waiters.removeValue(forKey: id) } }
         return result
     }
 
     /// Ends a wait at its deadline: the best fix seen, else `locationUnknown`.
     private func finish(id: UInt64) {
-        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        guard let waiter = state.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
         waiter.continuation.resume(waiter.best.map { .success($0) } ?? .failure(.locationUnknown))
-    }
-
-    private func deliver(_ fix: LocationFix) {
-        for (id, waiter) in waiters where waiter.request.accepts(fix) {
-            if waiter.request.isGoodEnough(fix) {
-                waiters.removeValue(forKey: id)
-                waiter.continuation.resume(.success(fix))
-            } else {
-                waiters[id]?.best = LocationRequest.better(waiter.best, fix)
-            }
-        }
-        observers.publish(fix)
-    }
-
-    private func failWaitersOnOutage() {
-        let pending = waiters
-        waiters.removeAll()
-        for (_, waiter) in pending {
-            if let best = waiter.best {
-                waiter.continuation.resume(.success(best))
-            } else {
-                waiter.continuation.resume(.failure(.sourceUnavailable))
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import PetSpotFixHub
 import PetSpotLocation
+import Synchronization
 
 /// Feeds a ``LiveFixHub`` from gpsd, with libgps as the TPV decoder.
 ///
@@ -27,7 +28,8 @@ import PetSpotLocation
 /// clock that is 1024 weeks off or steps backwards never makes a fix look
 /// fresh or stale. Each connection has a dedicated reader thread
 /// (``GpsdReader``), never the cooperative pool: it reads and checks the
-/// lines itself and uses libgps to connect and to decode checked TPVs.
+/// lines itself, uses libgps to connect and to decode checked TPVs, and
+/// hands each fix to the hub itself, so a fix wakes no task.
 /// Cancelling the calling task wakes the reader at once (``StopFlag``), and
 /// the socket is closed before `run` returns.
 public struct GpsdFixProducer: FixProducer {
@@ -51,9 +53,8 @@ public struct GpsdFixProducer: FixProducer {
     public func run(reportingTo hub: LiveFixHub) async {
         var backoff = ReconnectBackoff(
             initial: configuration.initialReconnectDelay, cap: configuration.reconnectMax)
-        var wasUp = false
         while !Task.isCancelled {
-            let spoke = await session(reportingTo: hub, wasUp: &wasUp)
+            let spoke = await session(reportingTo: hub)
             if Task.isCancelled { break }
             if spoke { backoff.reset() }
             let delay = backoff.next()
@@ -62,59 +63,83 @@ public struct GpsdFixProducer: FixProducer {
         }
     }
 
-    /// One connection, from the attempt to its end.
+    /// One connection, from the attempt to its end. Its lines reach the hub
+    /// on the reader thread (``GpsdIntake``); only the end comes back here.
     /// - Returns: whether gpsd sent anything on it.
-    private func session(reportingTo hub: LiveFixHub, wasUp: inout Bool) async -> Bool {
-        let (events, stop) = GpsdReader.start(configuration)
+    private func session(reportingTo hub: LiveFixHub) async -> Bool {
+        let intake = GpsdIntake(hub: hub, configuration: configuration, logger: logger)
+        let reason = await GpsdReader.run(configuration) { intake.take($0) }
+        let spoke = intake.spoke
+        if spoke {
+            logger.warning("gpsd is unavailable", metadata: ["reason": "\(reason)"])
+        } else {
+            logger.debug("gpsd is unavailable", metadata: ["reason": "\(reason)"])
+        }
+        hub.receive(.disconnected(reason: reason))
+        return spoke
+    }
+}
+
+/// One session's events into the hub, on the reader thread: the device
+/// filter, the device change that `daemon.status` names, and the turning of
+/// a report into a ``SourceEvent``.
+private final class GpsdIntake: Sendable {
+    private struct State {
         var spoke = false
         var device: String?
+    }
+
+    private let hub: LiveFixHub
+    private let configuration: GpsdConfiguration
+    private let logger: Logger
+    /// Touched only by the reader thread while it runs, then read once it
+    /// has ended: the lock is never contended.
+    private let state = Mutex(State())
+
+    init(hub: LiveFixHub, configuration: GpsdConfiguration, logger: Logger) {
+        self.hub = hub
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Whether gpsd sent a complete line on this session.
+    var spoke: Bool { state.withLock { $0.spoke } }
+
+    func take(_ event: ReaderEvent) {
         let filter = configuration.device
-        await withTaskCancellationHandler {
-            for await event in events {
-                switch event {
-                case .alive:
-                    spoke = true
-                    wasUp = true
-                    device = filter
-                    logger.info(
-                        "connected to gpsd",
-                        metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
-                    await hub.receive(.connected(device: filter))
-                case .report(let report):
-                    if let filter, report.device != filter {
-                        logger.debug("ignoring another device's report", metadata: ["device": "\(report.device)"])
-                        await hub.receive(.rejected(reason: "report from \(report.device), not \(filter)"))
-                        continue
-                    }
-                    switch report.outcome(receivedAt: .now) {
-                    case .fix(let fix):
-                        if !report.device.isEmpty, report.device != device {
-                            device = report.device
-                            await hub.receive(.connected(device: report.device))
-                        }
-                        await hub.receive(.fix(fix))
-                    case .noFix:
-                        await hub.receive(.noFix)
-                    case .rejected(let reason):
-                        logger.debug("rejected a gpsd report", metadata: ["reason": "\(reason)"])
-                        await hub.receive(.rejected(reason: reason))
-                    }
-                case .malformed(let reason):
-                    logger.debug("rejected a gpsd line", metadata: ["reason": "\(reason)"])
-                    await hub.receive(.rejected(reason: reason))
-                case .ended(let reason):
-                    if wasUp {
-                        logger.warning("gpsd is unavailable", metadata: ["reason": "\(reason)"])
-                        wasUp = false
-                    } else {
-                        logger.debug("gpsd is unavailable", metadata: ["reason": "\(reason)"])
-                    }
-                    await hub.receive(.disconnected(reason: reason))
-                }
+        switch event {
+        case .alive:
+            state.withLock {
+                $0.spoke = true
+                $0.device = filter
             }
-        } onCancel: {
-            stop.stop()
+            logger.info(
+                "connected to gpsd", metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
+            hub.receive(.connected(device: filter))
+        case .report(let report):
+            if let filter, report.device != filter {
+                logger.debug("ignoring another device's report", metadata: ["device": "\(report.device)"])
+                hub.receive(.rejected(reason: "report from \(report.device), not \(filter)"))
+                return
+            }
+            switch report.outcome(receivedAt: .now) {
+            case .fix(let fix):
+                let changed = state.withLock { state in
+                    guard !report.device.isEmpty, report.device != state.device else { return false }
+                    state.device = report.device
+                    return true
+                }
+                if changed { hub.receive(.connected(device: report.device)) }
+                hub.receive(.fix(fix))
+            case .noFix:
+                hub.receive(.noFix)
+            case .rejected(let reason):
+                logger.debug("rejected a gpsd report", metadata: ["reason": "\(reason)"])
+                hub.receive(.rejected(reason: reason))
+            }
+        case .malformed(let reason):
+            logger.debug("rejected a gpsd line", metadata: ["reason": "\(reason)"])
+            hub.receive(.rejected(reason: reason))
         }
-        return spoke
     }
 }

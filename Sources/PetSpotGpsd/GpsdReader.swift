@@ -3,7 +3,7 @@ import Glibc
 import PetSpotLocation
 import Synchronization
 
-/// What the reader thread tells the async side.
+/// What the reader thread hands the producer, on the reader thread.
 enum ReaderEvent: Sendable {
     /// gpsd sent its first complete line (of any content) on this connection.
     case alive
@@ -12,9 +12,6 @@ enum ReaderEvent: Sendable {
     /// A line that was not usable (not strict JSON, a TPV member of the
     /// wrong type, over 8192 bytes, …), with the reason.
     case malformed(String)
-    /// The session is over (connection failed, closed, silent, or stopped);
-    /// always the last event.
-    case ended(String)
 }
 
 /// A one-way stop request from the async side to the reader thread: a flag,
@@ -56,21 +53,33 @@ final class StopFlag: Sendable {
 /// first one makes the session alive, and the silence watchdog ends a
 /// session after ``GpsdConfiguration/silenceTimeout`` without one (bytes
 /// that never end a line do not count). Every path ends with `gps_close`
-/// and frees the `gps_data_t`, then finishes the stream, so a finished
-/// stream means the session's socket is closed.
+/// and frees the `gps_data_t` before ``run(_:stop:handle:)`` returns, so
+/// a returned session's socket is closed.
 enum GpsdReader {
-    /// Starts a session thread.
-    /// - Returns: the session's events and the flag that stops it.
-    static func start(_ configuration: GpsdConfiguration) -> (AsyncStream<ReaderEvent>, StopFlag) {
-        let (events, continuation) = AsyncStream<ReaderEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let stop = StopFlag()
-        ReaderThread.start(name: "petspot-gpsd") {
-            stop.readerThread.store(petspot_thread_id(), ordering: .relaxed)
-            let reason = session(configuration, stop: stop) { continuation.yield($0) }
-            continuation.yield(.ended(reason))
-            continuation.finish()
+    /// Runs one session on a thread of its own, calling `handle` there
+    /// with each event as its line arrives: no task and no other thread
+    /// wakes for a line (a fix reaches the hub and its observers from the
+    /// reader thread). Cancelling the calling task stops the session at
+    /// once (``StopFlag``).
+    /// - Parameters:
+    ///   - stop: the session's stop request (a test reads its thread id).
+    ///   - handle: called on the reader thread, in line order; it must
+    ///     return quickly, it holds up the reading.
+    /// - Returns: why the session ended, once the socket is closed.
+    static func run(
+        _ configuration: GpsdConfiguration, stop: StopFlag = StopFlag(),
+        handle: @escaping @Sendable (ReaderEvent) -> Void
+    ) async -> String {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+                ReaderThread.start(name: "petspot-gpsd") {
+                    stop.readerThread.store(petspot_thread_id(), ordering: .relaxed)
+                    continuation.resume(returning: session(configuration, stop: stop, emit: handle))
+                }
+            }
+        } onCancel: {
+            stop.stop()
         }
-        return (events, stop)
     }
 
     /// Runs one connection to its end; returns why it ended.
@@ -150,10 +159,14 @@ enum GpsdReader {
         var milliseconds = Int32(
             clamping: time.components.seconds * 1000 + time.components.attoseconds / 1_000_000_000_000_000 + 1)
         if stop < 0 { milliseconds = min(milliseconds, 250) }
-        var descriptors = [
-            pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
-        ]
-        guard poll(&descriptors, 2, milliseconds) > 0 else { return false }
-        return descriptors[0].revents != 0
+        // A tuple, not an array: no allocation per wake-up.
+        var descriptors = (
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)
+        )
+        let ready = withUnsafeMutableBytes(of: &descriptors) {
+            poll($0.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, milliseconds)
+        }
+        guard ready > 0 else { return false }
+        return descriptors.0.revents != 0
     }
 }

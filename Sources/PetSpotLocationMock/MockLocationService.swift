@@ -55,7 +55,7 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
     }
 
     /// Feeds one source event directly.
-    public func send(_ event: SourceEvent) async { await hub.receive(event) }
+    public func send(_ event: SourceEvent) async { hub.receive(event) }
 
     /// Replaces the authorization state.
     public func setAuthorization(_ status: AuthorizationStatus, accuracy: AccuracyAuthorization? = nil) async {
@@ -110,7 +110,7 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
         try await state.request(accuracy: accuracy)
     }
 
-    public func sourceStatus() async -> SourceStatus { await hub.status() }
+    public func sourceStatus() async -> SourceStatus { hub.status() }
 }
 
 /// The mock's authorization state machine.

@@ -22,14 +22,14 @@ public struct ScenarioPlayer: FixProducer {
     /// Plays the steps until done (or forever when the scenario loops),
     /// stopping promptly when the task is cancelled.
     public func run(reportingTo hub: LiveFixHub) async {
-        await hub.receive(.connected(device: "simulated"))
+        hub.receive(.connected(device: "simulated"))
         repeat {
             var paused = false
             for step in scenario.steps {
                 if Task.isCancelled { return }
                 switch step {
                 case .fix(let fix):
-                    await hub.receive(.fix(fix.makeFix()))
+                    hub.receive(.fix(fix.makeFix()))
                 case .wait(let duration):
                     paused = paused || duration > .zero
                     guard await sleep(duration) else { return }
@@ -39,21 +39,21 @@ public struct ScenarioPlayer: FixProducer {
                         var fix = template
                         fix.latitude = from.latitude + (to.latitude - from.latitude) * fraction
                         fix.longitude = from.longitude + (to.longitude - from.longitude) * fraction
-                        await hub.receive(.fix(fix.makeFix()))
+                        hub.receive(.fix(fix.makeFix()))
                         if index < count - 1 {
                             paused = paused || interval > .zero
                             guard await sleep(interval) else { return }
                         }
                     }
                 case .noFix(let duration):
-                    await hub.receive(.noFix)
+                    hub.receive(.noFix)
                     paused = paused || duration > .zero
                     guard await sleep(duration) else { return }
                 case .outage(let duration, let reason):
-                    await hub.receive(.disconnected(reason: reason))
+                    hub.receive(.disconnected(reason: reason))
                     paused = paused || duration > .zero
                     guard await sleep(duration) else { return }
-                    await hub.receive(.connected(device: "simulated"))
+                    hub.receive(.connected(device: "simulated"))
                 case .authorization(let status, let accuracy):
                     await onAuthorization?(status, accuracy)
                 }

@@ -35,10 +35,10 @@ import Testing
         #expect(try #require(try gauge("petspot_source_fix_age_seconds")) >= 30)
         #expect(try gauge("petspot_clients") == 0)
 
-        await hub.receive(.connected(device: "/dev/ttyACM0"))
-        await hub.receive(.fix(Self.fix(52)))
-        await hub.receive(.fix(Self.fix(91)))  // invalid: rejected
-        await hub.receive(.fix(Self.fix(52.1)))
+        hub.receive(.connected(device: "/dev/ttyACM0"))
+        hub.receive(.fix(Self.fix(52)))
+        hub.receive(.fix(Self.fix(91)))  // invalid: rejected
+        hub.receive(.fix(Self.fix(52.1)))
         _ = await registry.admit(uid: 1000)
         await gauges.refresh()
         #expect(try gauge("petspot_source_connected") == 1)
@@ -50,9 +50,9 @@ import Testing
         #expect(try gauge("petspot_clients") == 1)
 
         // A stale fix, an outage and a reconnection: counts move by what happened since the last refresh.
-        await hub.receive(.disconnected(reason: "gpsd restarted"))
-        await hub.receive(.connected(device: "/dev/ttyACM0"))
-        await hub.receive(.fix(Self.fix(52.2, mode: .twoD, receivedAt: .now - .seconds(60))))
+        hub.receive(.disconnected(reason: "gpsd restarted"))
+        hub.receive(.connected(device: "/dev/ttyACM0"))
+        hub.receive(.fix(Self.fix(52.2, mode: .twoD, receivedAt: .now - .seconds(60))))
         await gauges.refresh()
         #expect(try gauge("petspot_source_has_fix") == 0)
         #expect(try gauge("petspot_source_fix_mode") == 2)

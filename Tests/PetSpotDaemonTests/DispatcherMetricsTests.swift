@@ -16,7 +16,7 @@ struct DispatcherMetricsTests {
     func countsRequestsAndErrors() async throws {
         let metrics = TestMetrics()
         let hub = LiveFixHub(kind: .simulated)
-        await hub.receive(.fix(ScriptedFix(latitude: 1, longitude: 2, horizontalAccuracy: 5).makeFix()))
+        hub.receive(.fix(ScriptedFix(latitude: 1, longitude: 2, horizontalAccuracy: 5).makeFix()))
         let dispatcher = Dispatcher(
             hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 4), logger: Logger(label: "test"),
             fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub), metrics: metrics)

@@ -236,8 +236,8 @@ import TestSupport
         let setup = try Setup(policy: Policy(defaultStatus: .authorized), hub: hub)
         defer { setup.directory.remove() }
         let received = ContinuousClock.now - .seconds(3)
-        await hub.receive(.connected(device: nil))
-        await hub.receive(
+        hub.receive(.connected(device: nil))
+        hub.receive(
             .fix(
                 LocationFix(
                     coordinate: Coordinate(latitude: 1, longitude: 2), mode: .twoD, source: .gpsd,

@@ -14,20 +14,20 @@ private func staticFallback() -> Fallback {
 @Suite struct FixHubOutageTests {
     @Test func disconnectedFailsNewRequestsAtOnce() async {
         let hub = LiveFixHub(kind: .gpsd)
-        await hub.receive(.connected(device: nil))
-        await hub.receive(.disconnected(reason: "connection refused"))
-        #expect(await hub.link == .down(reason: "connection refused"))
+        hub.receive(.connected(device: nil))
+        hub.receive(.disconnected(reason: "connection refused"))
+        #expect(hub.link == .down(reason: "connection refused"))
         let start = ContinuousClock.now
         await #expect(throws: LocationError.sourceUnavailable) {
             try await hub.location(LocationRequest(timeout: .seconds(30)))
         }
         #expect(ContinuousClock.now - start < .seconds(20), "not at once, as if it waited for the 30 s timeout")
-        #expect(await hub.status().connected == false)
+        #expect(hub.status().connected == false)
     }
 
     @Test func failedFirstAttemptFailsRequests() async {
         let hub = LiveFixHub(kind: .gpsd)
-        await hub.receive(.disconnected(reason: "no gpsd"))
+        hub.receive(.disconnected(reason: "no gpsd"))
         await #expect(throws: LocationError.sourceUnavailable) {
             try await hub.location(LocationRequest(timeout: .seconds(30)))
         }
@@ -35,30 +35,30 @@ private func staticFallback() -> Fallback {
 
     @Test func pendingWaitersFailWithSourceUnavailable() async throws {
         let hub = LiveFixHub(kind: .gpsd)
-        await hub.receive(.connected(device: nil))
+        hub.receive(.connected(device: nil))
         let first = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30)))
         let second = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30), minMode: .threeD), waiters: 2)
-        await hub.receive(.disconnected(reason: "gpsd closed"))
+        hub.receive(.disconnected(reason: "gpsd closed"))
         #expect(try #require(await outcome(of: first)) == .failure(.sourceUnavailable))
         #expect(try #require(await outcome(of: second)) == .failure(.sourceUnavailable))
-        #expect(await hub.waiterCount == 0)
+        #expect(hub.waiterCount == 0)
     }
 
     @Test func pendingWaiterWithABestFixGetsItOnOutage() async throws {
         let hub = LiveFixHub(kind: .gpsd)
-        await hub.receive(.connected(device: nil))
+        hub.receive(.connected(device: nil))
         let task = await startWaiting(on: hub, LocationRequest(timeout: .seconds(30), desiredAccuracy: 1))
         let seen = makeFix(accuracy: 40)
-        await hub.receive(.fix(seen))
-        await hub.receive(.disconnected(reason: "gpsd closed"))
+        hub.receive(.fix(seen))
+        hub.receive(.disconnected(reason: "gpsd closed"))
         #expect(try #require(await outcome(of: task)) == .success(seen))
     }
 
     @Test func freshCachedFixStillAnswersWhileDown() async throws {
         let hub = LiveFixHub(kind: .gpsd)
         let cached = makeFix()
-        await hub.receive(.fix(cached))
-        await hub.receive(.disconnected(reason: "gone"))
+        hub.receive(.fix(cached))
+        hub.receive(.disconnected(reason: "gone"))
         #expect(try await hub.location(LocationRequest(maxAge: .seconds(60), timeout: .seconds(30))) == cached)
         await #expect(throws: LocationError.sourceUnavailable) {
             try await hub.location(LocationRequest(maxAge: .zero, timeout: .seconds(30)))
@@ -67,30 +67,30 @@ private func staticFallback() -> Fallback {
 
     @Test func reconnectsAreCountedButNotTheFirstConnection() async {
         let hub = LiveFixHub(kind: .gpsd)
-        await hub.receive(.disconnected(reason: "first attempt failed"))
-        await hub.receive(.connected(device: "/dev/ttyUSB0"))
-        #expect(await hub.status().reconnects == 0)
-        #expect(await hub.status().connected)
-        #expect(await hub.status().device == "/dev/ttyUSB0")
-        await hub.receive(.connected(device: "/dev/ttyUSB0"))  // no outage in between
-        #expect(await hub.status().reconnects == 0)
-        await hub.receive(.disconnected(reason: "closed"))
-        #expect(await hub.status().connected == false)
-        #expect(await hub.status().device == nil)
-        await hub.receive(.connected(device: nil))
-        #expect(await hub.status().reconnects == 1)
-        await hub.receive(.disconnected(reason: "closed"))
-        await hub.receive(.disconnected(reason: "retry failed"))
-        await hub.receive(.connected(device: nil))
-        #expect(await hub.status().reconnects == 2)
+        hub.receive(.disconnected(reason: "first attempt failed"))
+        hub.receive(.connected(device: "/dev/ttyUSB0"))
+        #expect(hub.status().reconnects == 0)
+        #expect(hub.status().connected)
+        #expect(hub.status().device == "/dev/ttyUSB0")
+        hub.receive(.connected(device: "/dev/ttyUSB0"))  // no outage in between
+        #expect(hub.status().reconnects == 0)
+        hub.receive(.disconnected(reason: "closed"))
+        #expect(hub.status().connected == false)
+        #expect(hub.status().device == nil)
+        hub.receive(.connected(device: nil))
+        #expect(hub.status().reconnects == 1)
+        hub.receive(.disconnected(reason: "closed"))
+        hub.receive(.disconnected(reason: "retry failed"))
+        hub.receive(.connected(device: nil))
+        #expect(hub.status().reconnects == 2)
     }
 
     @Test func statusCountsAndAges() async throws {
         let hub = LiveFixHub(kind: .simulated, fallback: staticFallback())
-        await hub.receive(.connected(device: "simulated"))
-        await hub.receive(.fix(makeFix(receivedAt: .now - .seconds(3))))
-        await hub.receive(.fix(makeFix(latitude: 95)))
-        let status = await hub.status()
+        hub.receive(.connected(device: "simulated"))
+        hub.receive(.fix(makeFix(receivedAt: .now - .seconds(3))))
+        hub.receive(.fix(makeFix(latitude: 95)))
+        let status = hub.status()
         #expect(status.kind == .simulated)
         #expect(status.fixes == 1)
         #expect(status.rejected == 1)
@@ -113,8 +113,8 @@ private func staticFallback() -> Fallback {
 
     @Test func answersFromTheFallbackWhenDown() async throws {
         let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
-        await hub.receive(.connected(device: nil))
-        await hub.receive(.disconnected(reason: "gone"))
+        hub.receive(.connected(device: nil))
+        hub.receive(.disconnected(reason: "gone"))
         let answer = try await hub.location(LocationRequest(timeout: .seconds(30)))
         #expect(answer.source == .static)
         #expect(answer.coordinate == fallbackCoordinate)
@@ -122,8 +122,8 @@ private func staticFallback() -> Fallback {
 
     @Test func answersFromTheFallbackWhenThePrimaryFixIsTooOld() async throws {
         let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
-        await hub.receive(.connected(device: nil))
-        await hub.receive(.fix(makeFix(receivedAt: .now - .seconds(30))))
+        hub.receive(.connected(device: nil))
+        hub.receive(.fix(makeFix(receivedAt: .now - .seconds(30))))
         let answer = try await hub.location(LocationRequest(maxAge: .seconds(5), timeout: .seconds(30)))
         #expect(answer.source == .static)
     }
@@ -132,9 +132,9 @@ private func staticFallback() -> Fallback {
     /// is waited on (and answers at the timeout), never replaced by the fallback.
     @Test func item21_aFreshFixMissingDesiredAccuracyIsNotReplacedByTheFallback() async throws {
         let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
-        await hub.receive(.connected(device: nil))
+        hub.receive(.connected(device: nil))
         let rough = makeFix()
-        await hub.receive(.fix(rough))
+        hub.receive(.fix(rough))
         let answer = try await hub.location(
             LocationRequest(maxAge: .seconds(60), timeout: .milliseconds(200), desiredAccuracy: 0.5))
         #expect(answer.source != .static)
@@ -144,8 +144,8 @@ private func staticFallback() -> Fallback {
     /// Hardening item 21: the fallback never answers below the request's minMode.
     @Test func item21_theFallbackNeverAnswersBelowMinMode() async throws {
         let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
-        await hub.receive(.connected(device: nil))
-        await hub.receive(.disconnected(reason: "gone"))
+        hub.receive(.connected(device: nil))
+        hub.receive(.disconnected(reason: "gone"))
         await #expect(throws: LocationError.sourceUnavailable) {
             try await hub.location(LocationRequest(timeout: .seconds(30), minMode: .threeD))
         }
@@ -154,12 +154,12 @@ private func staticFallback() -> Fallback {
 
     @Test func freshPrimaryFixWinsOverTheFallback() async throws {
         let hub = LiveFixHub(kind: .gpsd, fallback: staticFallback())
-        await hub.receive(.connected(device: nil))
-        await hub.receive(.disconnected(reason: "gone"))
+        hub.receive(.connected(device: nil))
+        hub.receive(.disconnected(reason: "gone"))
         #expect(try await hub.location(LocationRequest()).source == .static)
-        await hub.receive(.connected(device: nil))
+        hub.receive(.connected(device: nil))
         let primary = makeFix()
-        await hub.receive(.fix(primary))
+        hub.receive(.fix(primary))
         #expect(try await hub.location(LocationRequest(maxAge: .seconds(60))) == primary)
     }
 }

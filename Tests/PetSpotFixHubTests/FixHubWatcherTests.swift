@@ -12,16 +12,16 @@ import Testing
         let heard = NIOLockedValueBox<[LocationFix]>([])
         let end = hub.observe { fix in heard.withLockedValue { $0.append(fix) } }
         let first = makeFix(latitude: 1)
-        await hub.receive(.fix(first))
+        hub.receive(.fix(first))
         #expect(heard.withLockedValue { $0 } == [first])
-        await hub.receive(.fix(makeFix(latitude: 91)))  // invalid coordinate
-        await hub.receive(.fix(makeFix(latitude: 2, mode: .twoD)))  // below min_mode
+        hub.receive(.fix(makeFix(latitude: 91)))  // invalid coordinate
+        hub.receive(.fix(makeFix(latitude: 2, mode: .twoD)))  // below min_mode
         #expect(heard.withLockedValue { $0 } == [first])
         let second = makeFix(latitude: 3)
-        await hub.receive(.fix(second))
+        hub.receive(.fix(second))
         #expect(heard.withLockedValue { $0 } == [first, second])
         end()
-        await hub.receive(.fix(makeFix(latitude: 4)))
+        hub.receive(.fix(makeFix(latitude: 4)))
         #expect(heard.withLockedValue { $0 } == [first, second])
     }
 
@@ -31,8 +31,8 @@ import Testing
         #expect(hub.observerCount == 1)
         for index in 1...3 {
             let fix = makeFix(latitude: Double(index))
-            await hub.receive(.fix(makeFix(latitude: 91)))  // never delivered
-            await hub.receive(.fix(fix))
+            hub.receive(.fix(makeFix(latitude: 91)))  // never delivered
+            hub.receive(.fix(fix))
             #expect(await next(stream) == fix)
         }
     }
@@ -45,10 +45,10 @@ import Testing
         let a = makeFix(latitude: 52)
         let b = makeFix(latitude: 52 + 60.0 / 111_195)
         let c = makeFix(latitude: 52 + 120.0 / 111_195)
-        await hub.receive(.fix(a))
+        hub.receive(.fix(a))
         #expect(await next(stream) == a)
-        await hub.receive(.fix(b))
-        await hub.receive(.fix(c))
+        hub.receive(.fix(b))
+        hub.receive(.fix(c))
         #expect(await next(stream) == c)
         // Nothing else is pending (B was never queued behind C).
         #expect(await next(stream, within: .milliseconds(200)) == nil)
@@ -62,12 +62,12 @@ import Testing
         let b = makeFix(latitude: 2, receivedAt: start + .milliseconds(500))
         let c = makeFix(latitude: 3, receivedAt: start + .milliseconds(1000))
         let d = makeFix(latitude: 4, receivedAt: start + .milliseconds(1500))
-        await hub.receive(.fix(a))
+        hub.receive(.fix(a))
         #expect(await next(stream) == a)
-        await hub.receive(.fix(b))
-        await hub.receive(.fix(c))
+        hub.receive(.fix(b))
+        hub.receive(.fix(c))
         #expect(await next(stream) == c)
-        await hub.receive(.fix(d))
+        hub.receive(.fix(d))
         #expect(await next(stream, within: .milliseconds(200)) == nil)
     }
 
@@ -78,9 +78,9 @@ import Testing
         for index in 0..<1000 {
             let fix = makeFix(latitude: Double(index) / 100)
             newest = fix
-            await hub.receive(.fix(fix))
+            hub.receive(.fix(fix))
         }
-        #expect(await hub.status().fixes == 1000)
+        #expect(hub.status().fixes == 1000)
         #expect(await next(stream) == newest)
         #expect(await next(stream, within: .milliseconds(200)) == nil)
     }
@@ -92,7 +92,7 @@ import Testing
         let reader = hub.updates(WatchOptions())
         for index in 0..<100 {
             let fix = makeFix(latitude: Double(index) / 10)
-            await hub.receive(.fix(fix))
+            hub.receive(.fix(fix))
             #expect(await next(reader) == fix)
         }
         #expect(try await hub.location(LocationRequest()).coordinate.latitude == 9.9)
@@ -110,13 +110,13 @@ import Testing
             return count
         }
         #expect(hub.observerCount == 1)
-        await hub.receive(.fix(makeFix()))
+        hub.receive(.fix(makeFix()))
         consumer.cancel()
         _ = await consumer.value
         #expect(await eventually { hub.observerCount == 0 })
         // Fixes keep flowing with nobody subscribed.
-        await hub.receive(.fix(makeFix()))
-        #expect(await hub.status().fixes == 2)
+        hub.receive(.fix(makeFix()))
+        #expect(hub.status().fixes == 2)
     }
 }
 
@@ -137,7 +137,7 @@ import Testing
             var index = 0
             while !Task.isCancelled {
                 index += 1
-                await hub.receive(.fix(makeFix(latitude: Double(index % 80))))
+                hub.receive(.fix(makeFix(latitude: Double(index % 80))))
             }
         }
         defer { producer.cancel() }

@@ -25,7 +25,7 @@ func startWaiting(
             return .failure(error)
         }
     }
-    let registered = await eventually { await hub.waiterCount == waiters }
+    let registered = await eventually { hub.waiterCount == waiters }
     #expect(registered, "the request never started waiting", sourceLocation: sourceLocation)
     return task
 }

@@ -39,7 +39,7 @@ struct FakeGpsdTests {
 
     static func waitForCounts(_ hub: LiveFixHub, fixes: Int, rejected: Int) async -> Bool {
         await eventually(within: .seconds(60), every: .milliseconds(20)) {
-            let status = await hub.status()
+            let status = hub.status()
             return status.fixes >= fixes && status.rejected >= rejected
         }
     }
@@ -62,10 +62,16 @@ struct FakeGpsdTests {
             _ = connection.idle(for: nil)
         }
         defer { server.stop() }
-        let (events, stop) = GpsdReader.start(GpsdConfiguration(port: server.port, silenceTimeout: .seconds(60)))
+        let (events, continuation) = AsyncStream<ReaderEvent>.makeStream()
+        let stop = StopFlag()
+        async let ended = GpsdReader.run(
+            GpsdConfiguration(port: server.port, silenceTimeout: .seconds(60)), stop: stop
+        ) { continuation.yield($0) }
         var iterator = events.makeAsyncIterator()
         guard case .alive? = await iterator.next() else {
             Issue.record("the reader never heard gpsd")
+            stop.stop()
+            _ = await ended
             return
         }
         let thread = stop.readerThread.load(ordering: .relaxed)
@@ -76,9 +82,27 @@ struct FakeGpsdTests {
         let during = try Self.switches(ofThread: thread) - before
         #expect(during <= 1, "the reader woke \(during) times in 2 s of silence")
         stop.stop()
-        var reason: String?
-        while let event = await iterator.next() { if case .ended(let why) = event { reason = why } }
-        #expect(reason == "stopped")
+        #expect(await ended == "stopped")
+    }
+
+    /// A fix from gpsd reaches the hub's observers on the reader thread
+    /// itself (issue 28): no task and no pool thread wakes for it, so a
+    /// 1 Hz receiver costs the reader's wake-up and the event loops' that
+    /// have watchers, nothing more.
+    @Test func aFixReachesTheObserversOnTheReaderThread() async throws {
+        let server = try Self.script([GpsdJSON.tpv(#""mode":3,"lat":-12.5,"lon":-45.25"#)])
+        defer { server.stop() }
+        let (threads, continuation) = AsyncStream<String>.makeStream()
+        await Self.withSource(port: server.port) { source in
+            let end = source.hub.observe { _ in
+                let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+                continuation.yield(name.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            defer { end() }
+            var iterator = threads.makeAsyncIterator()
+            let thread = await iterator.next()
+            #expect(thread == "petspot-gpsd")
+        }
     }
 
     @Test func invalidCoordinatesAreRejectedAndCounted() async throws {

@@ -68,5 +68,5 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
         .alwaysAuthorized
     }
 
-    func sourceStatus() async -> SourceStatus { await hub.status() }
+    func sourceStatus() async -> SourceStatus { hub.status() }
 }

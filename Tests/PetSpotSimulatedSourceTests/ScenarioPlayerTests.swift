@@ -29,7 +29,7 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
                 template: ScriptedFix(latitude: 0, longitude: 0, horizontalAccuracy: 7)),
             marker(),
         ])
-        await ScenarioPlayer(scenario: scenario) { _, _ in await probe.record(await hub.latest) }.run(
+        await ScenarioPlayer(scenario: scenario) { _, _ in await probe.record(hub.latest) }.run(
             reportingTo: hub)
 
         let seen = await probe.seen
@@ -46,7 +46,7 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
         #expect(last.coordinate == to)
         #expect(last.horizontalAccuracy == 7)
         #expect(last.mode == .twoD)
-        let status = await hub.status()
+        let status = hub.status()
         #expect(status.fixes == 1 + 1 + 5)
         #expect(status.connected)
         #expect(status.device == "simulated")
@@ -75,7 +75,7 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
         for (previous, next) in zip(fixes, fixes.dropFirst()) {
             #expect(next.receivedAt - previous.receivedAt >= .milliseconds(300), "paced by the interval")
         }
-        #expect(await hub.status().fixes == 3)
+        #expect(hub.status().fixes == 3)
     }
 
     @Test func invalidScriptedFixesAreRejected() async {
@@ -86,10 +86,10 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
                 .fix(ScriptedFix(latitude: 1, longitude: 1)),
             ])
         ).run(reportingTo: hub)
-        let status = await hub.status()
+        let status = hub.status()
         #expect(status.rejected == 2)
         #expect(status.fixes == 1)
-        #expect(await hub.latest?.coordinate == Coordinate(latitude: 1, longitude: 1))
+        #expect(hub.latest?.coordinate == Coordinate(latitude: 1, longitude: 1))
     }
 
     @Test func outageMakesTheSourceUnavailableDuringIt() async throws {
@@ -101,27 +101,27 @@ private func marker() -> Scenario.Step { .authorization(.authorized, .full) }
                 ])
             ).run(reportingTo: hub)
         }
-        #expect(await eventually { await hub.link == .down(reason: "unplugged") })
+        #expect(await eventually { hub.link == .down(reason: "unplugged") })
         await #expect(throws: LocationError.sourceUnavailable) {
             try await hub.location(LocationRequest(maxAge: .zero, timeout: .seconds(30)))
         }
         // Cancelling stops the player promptly, in the middle of the outage.
         player.cancel()
         await player.value
-        #expect(await hub.link == .down(reason: "unplugged"))
+        #expect(hub.link == .down(reason: "unplugged"))
     }
 
     @Test func outageEndsWithAReconnection() async {
         let hub = LiveFixHub(kind: .simulated)
         await ScenarioPlayer(scenario: Scenario(steps: [.outage(.zero, reason: "blip")])).run(reportingTo: hub)
-        #expect(await hub.link == .up(device: "simulated"))
-        #expect(await hub.status().reconnects == 1)
+        #expect(hub.link == .up(device: "simulated"))
+        #expect(hub.status().reconnects == 1)
     }
 
     @Test func noFixKeepsTheSourceUp() async {
         let hub = LiveFixHub(kind: .simulated)
         await ScenarioPlayer(scenario: Scenario(steps: [.noFix(.zero)])).run(reportingTo: hub)
-        #expect(await hub.link == .up(device: "simulated"))
+        #expect(hub.link == .up(device: "simulated"))
         await #expect(throws: LocationError.locationUnknown) {
             try await hub.location(LocationRequest(timeout: .milliseconds(200)))
         }
