@@ -83,6 +83,7 @@ extension GpsdReport {
     /// - Throws: ``LineProblem/notTPV`` for valid JSON of another class,
     ///   ``LineProblem/rejected(_:)`` otherwise.
     static func canonicalTPV(_ line: some Collection<UInt8>) throws(LineProblem) -> [UInt8] {
+        if namesAnotherClassFirst(line) { throw .notTPV }
         let value: JSONValue
         do {
             value = try JSONValue.parse(bytes: line)
@@ -115,6 +116,35 @@ extension GpsdReport {
         }
         output.append(UInt8(ascii: "}"))
         return output
+    }
+}
+
+extension GpsdReport {
+    /// Whether the line begins exactly as gpsd writes every report,
+    /// `{"class":"NAME",` (or `}`) with NAME of ASCII letters and digits
+    /// only, and NAME is not TPV.
+    ///
+    /// Such a line is skipped without being
+    /// parsed: gpsd sends a SKY line beside each fix, several times a TPV's
+    /// size (up to 5 KiB with its satellites), and parsing it was most of
+    /// the reader's work per fix. Skipping is safe whatever follows: such a
+    /// line is never decoded, so nothing in it reaches libgps or a client.
+    /// A line that names TPV first, or begins otherwise, is parsed in full
+    /// (strict JSON, no duplicate member names), so a second `class` member
+    /// cannot smuggle a TPV past the check.
+    static func namesAnotherClassFirst(_ line: some Collection<UInt8>) -> Bool {
+        let prefix = #"{"class":""#.utf8
+        guard line.starts(with: prefix) else { return false }
+        let start = line.index(line.startIndex, offsetBy: prefix.count)
+        guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")), end != start,
+            line[start..<end].allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
+        else { return false }
+        let after = line.index(after: end)
+        guard after != line.endIndex, line[after] == UInt8(ascii: ",") || line[after] == UInt8(ascii: "}")
+        else { return false }
+        return !line[start..<end].elementsEqual("TPV".utf8)
     }
 }
 

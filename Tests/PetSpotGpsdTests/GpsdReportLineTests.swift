@@ -75,6 +75,36 @@ struct GpsdReportLineTests {
         }
     }
 
+    /// A line gpsd begins with another class than TPV is skipped without a
+    /// parse (a SKY line is most of the reader's work per fix otherwise);
+    /// one that names TPV first, or begins otherwise, is parsed in full, so
+    /// a second `class` never smuggles a TPV past the strict check.
+    @Test func anotherClassNamedFirstIsSkippedUnparsed() {
+        // Not JSON after the class: skipped all the same (never decoded).
+        #expect(throws: GpsdReport.LineProblem.notTPV) {
+            try GpsdReport(line: Array(#"{"class":"SKY","satellites":[{"PRN":1,"#.utf8))
+        }
+        #expect(GpsdReport.namesAnotherClassFirst(Array(#"{"class":"SKY","x":1}"#.utf8)))
+        #expect(GpsdReport.namesAnotherClassFirst(Array(#"{"class":"PPS"}"#.utf8)))
+        for line in [
+            #"{"class":"TPV","mode":3}"#,  // TPV: parsed
+            #"{"class":"SKY","class":"TPV","mode":3,"lat":1,"lon":2}"#,  // skipped, never a fix
+            #"{ "class":"SKY","mode":3}"#,  // another beginning: parsed
+            #"{"class":"S\u004bY","mode":3}"#,  // an escape: parsed
+            #"{"class":"SKY"x}"#,  // no comma or brace after the name: parsed
+            #"{"class":"","mode":3}"#,
+        ] {
+            let skipped = GpsdReport.namesAnotherClassFirst(Array(line.utf8))
+            #expect(skipped == line.hasPrefix(#"{"class":"SKY","#), "\(line)")
+        }
+        // The duplicate class is skipped by name, never decoded: no report comes of it.
+        #expect(throws: GpsdReport.LineProblem.notTPV) {
+            try GpsdReport(line: Array(#"{"class":"SKY","class":"TPV","mode":3,"lat":1,"lon":2}"#.utf8))
+        }
+        // Named TPV first, then another class: the strict parser refuses the duplicate.
+        #expect(Self.isRejected(Array(#"{"class":"TPV","class":"SKY","mode":3,"lat":1,"lon":2}"#.utf8)))
+    }
+
     @Test(
         arguments: [
             // (line, canonical TPV or nil when rejected)
