@@ -3,7 +3,7 @@ import PetSpotFixHub
 import PetSpotLocation
 import Synchronization
 
-/// Feeds a ``LiveFixHub`` from gpsd, with libgps as the TPV decoder.
+/// Feeds a ``LiveFixHub`` from gpsd, connected through libgps.
 ///
 /// `run(reportingTo:)` connects, asks gpsd to stream JSON
 /// (`WATCH_ENABLE | WATCH_JSON`) and turns every TPV report into a
@@ -28,7 +28,7 @@ import Synchronization
 /// clock that is 1024 weeks off or steps backwards never makes a fix look
 /// fresh or stale. Each connection has a dedicated reader thread
 /// (``GpsdReader``), never the cooperative pool: it reads and checks the
-/// lines itself, uses libgps to connect and to decode checked TPVs, and
+/// lines itself, uses libgps to connect and to read TPV times, and
 /// hands each fix to the hub itself, so a fix wakes no task.
 /// Cancelling the calling task wakes the reader at once (``StopFlag``), and
 /// the socket is closed before `run` returns.

@@ -7,7 +7,7 @@ import Synchronization
 enum ReaderEvent: Sendable {
     /// gpsd sent its first complete line (of any content) on this connection.
     case alive
-    /// A TPV report, decoded by libgps.
+    /// A TPV report, decoded as libgps reads it.
     case report(GpsdReport)
     /// A line that was not usable (not strict JSON, a TPV member of the
     /// wrong type, over 8192 bytes, …), with the reason.
@@ -45,7 +45,7 @@ final class StopFlag: Sendable {
 /// reads what is there without blocking, splits it into
 /// lines of at most 8192 bytes (``GpsdLineBuffer``), and gives each line to
 /// ``GpsdReport/init(line:)``, which checks it with our strict JSON parser
-/// and hands libgps's `gps_unpack` only a canonical TPV. libgps 3.22's
+/// and decodes the TPV members in one pass over its tree. libgps 3.22's
 /// parser loops forever on some lines a peer could send
 /// (docs/ROBUSTNESS.md); it never sees them.
 ///

@@ -19,17 +19,32 @@ extension GpsdReport {
         case rejected(String)
     }
 
-    /// Decodes one raw gpsd line the way the reader does: our strict JSON
-    /// parser first, then libgps's own parser (`gps_unpack`) on a canonical
-    /// re-serialization of the TPV (``canonicalTPV(_:)``), then the copy out
-    /// of `gps_data_t` into a report.
+    /// Decodes one raw gpsd line the way the reader does, in one pass over
+    /// our strict JSON parser's tree: the TPV's members are type- and
+    /// length-checked against libgps 3.22's table (``tpvMembers``) and read
+    /// the way libgps reads them (``init(members:)``); the values are
+    /// libgps's (``init(decodingWithLibgps:)``, its own parser, gives the
+    /// same report for every line: `GpsdReportLineTests` and the gpsd fuzz
+    /// target check the two against each other).
     ///
-    /// libgps never sees the raw line: its 3.22 parser loops forever on some
-    /// lines (docs/ROBUSTNESS.md).
+    /// libgps's parser never sees a line from the socket: its 3.22 parser
+    /// loops forever on some lines (docs/ROBUSTNESS.md), and the canonical
+    /// re-serialization it needed cost more than the rest of a fix's path
+    /// (issue 28).
     /// - Parameter line: the line's bytes, without or with its trailing `\r\n`.
     /// - Throws: ``LineProblem`` when the line is not a usable TPV report.
     public init(line: some Collection<UInt8>) throws(LineProblem) {
-        let canonical = try Self.canonicalTPV(line)
+        try self.init(members: Self.checkedTPV(line))
+    }
+
+    /// Decodes one raw gpsd line with libgps's own parser (`gps_unpack`),
+    /// given only the canonical re-serialization of the checked TPV
+    /// (``canonicalTPV(_:)``), then copies `gps_data_t` out. The reference
+    /// ``init(line:)`` is held to, in tests and in the fuzz target: the
+    /// reader does not use it.
+    /// - Throws: ``LineProblem`` when the line is not a usable TPV report.
+    public init(decodingWithLibgps line: some Collection<UInt8>) throws(LineProblem) {
+        let canonical = Self.canonicalTPV(try Self.checkedTPV(line))
         // gps_unpack wants a mutable NUL-terminated C string.
         var text = canonical.map { CChar(bitPattern: $0) }
         text.append(0)
@@ -38,6 +53,57 @@ extension GpsdReport {
         memset(data, 0, MemoryLayout<gps_data_t>.size)
         _ = gps_unpack(&text, data)
         self.init(UnsafePointer(data))
+    }
+
+    /// Reads checked TPV members as libgps 3.22's `json_tpv_read` does:
+    /// members it does not know are ignored, a missing real is NaN, a
+    /// missing `mode` is 0 (not seen), a missing `time` is 0, a string is
+    /// cut at its first NUL byte (a C string), and `time` is read as libgps
+    /// reads it (``libgpsTime(_:)``).
+    init(members: [String: JSONValue]) {
+        self.init(mode: 0)
+        for (key, member) in members {
+            switch member {
+            case .number(let number):
+                switch key {
+                case "mode": mode = Int(number)
+                case "lat": latitude = number
+                case "lon": longitude = number
+                case "altHAE": altitudeHAE = number
+                case "altMSL": altitudeMSL = number
+                case "geoidSep": geoidSeparation = number
+                case "eph": eph = number
+                case "epx": epx = number
+                case "epy": epy = number
+                case "epv": epv = number
+                case "speed": speed = number
+                case "track": track = number
+                default: break
+                }
+            case .string(let text):
+                switch key {
+                case "device": device = Self.cString(text)
+                case "time": (timeSeconds, timeNanoseconds) = Self.libgpsTime(Self.cString(text))
+                default: break
+                }
+            default: break
+            }
+        }
+    }
+
+    /// The text up to its first NUL byte, as a C string holds it.
+    private static func cString(_ text: String) -> String {
+        guard text.utf8.contains(0) else { return text }
+        return String(decoding: text.utf8.prefix { $0 != 0 }, as: UTF8.self)
+    }
+
+    /// A gpsd time as libgps 3.22 reads it: by libgps's own
+    /// `iso8601_to_timespec`.
+    /// - Returns: seconds since the epoch and nanoseconds.
+    static func libgpsTime(_ text: String) -> (seconds: Int, nanoseconds: Int) {
+        var bytes = Array(text.utf8CString)
+        let time = iso8601_to_timespec(&bytes)
+        return (Int(time.tv_sec), Int(time.tv_nsec))
     }
 
     /// The JSON type libgps 3.22 reads a TPV member as.
@@ -70,19 +136,16 @@ extension GpsdReport {
         return members
     }()
 
-    /// The TPV line libgps is given: `{"class":"TPV",…}` with only the
-    /// members libgps 3.22 knows (``tpvMembers``), each a scalar of the type
-    /// libgps reads it as, serialized afresh (compact, sorted, strings with
-    /// only `"`, `\` and control characters escaped, as gpsd writes them).
-    ///
-    /// The line must be one strict JSON object (RFC 8259, no duplicate member
-    /// names, see `PetSpotJSON`) with a string `class`. Members libgps does
-    /// not know are dropped (a newer gpsd adds some); a known member of the
-    /// wrong type or length rejects the line. libgps parses such a line to
-    /// its end without error, which is what keeps it out of the 3.22 loop.
+    /// The members of a line that is one strict JSON object (RFC 8259, no
+    /// duplicate member names, see `PetSpotJSON`) of class TPV, each member
+    /// libgps 3.22 knows (``tpvMembers``) a scalar of the type libgps reads
+    /// it as and within libgps's length. Members libgps does not know are
+    /// kept, whatever they hold (a newer gpsd adds some); nothing reads them.
+    /// A line that begins with another class is skipped unparsed
+    /// (``namesAnotherClassFirst(_:)``).
     /// - Throws: ``LineProblem/notTPV`` for valid JSON of another class,
     ///   ``LineProblem/rejected(_:)`` otherwise.
-    static func canonicalTPV(_ line: some Collection<UInt8>) throws(LineProblem) -> [UInt8] {
+    static func checkedTPV(_ line: some Collection<UInt8>) throws(LineProblem) -> [String: JSONValue] {
         if namesAnotherClassFirst(line) { throw .notTPV }
         let value: JSONValue
         do {
@@ -93,9 +156,7 @@ extension GpsdReport {
         guard case .object(let members) = value else { throw .rejected("not a JSON object") }
         guard case .string(let name)? = members["class"] else { throw .rejected("no class") }
         guard name == "TPV" else { throw .notTPV }
-
-        var output = Array(#"{"class":"TPV""#.utf8)
-        for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+        for (key, member) in members {
             guard let type = tpvMembers[key] else { continue }
             switch (type, member) {
             case (.real, .number): break
@@ -109,6 +170,19 @@ extension GpsdReport {
             default:
                 throw .rejected("TPV member \(key) must be \(type.jsonName), not \(member.typeName)")
             }
+        }
+        return members
+    }
+
+    /// The TPV line libgps is given by ``init(decodingWithLibgps:)``:
+    /// `{"class":"TPV",…}` with only the members libgps 3.22 knows, from
+    /// ``checkedTPV(_:)``, serialized afresh (compact, sorted, strings with
+    /// only `"`, `\` and control characters escaped, as gpsd writes them).
+    /// libgps parses such a line to its end without error, which is what
+    /// keeps it out of the 3.22 loop.
+    static func canonicalTPV(_ members: [String: JSONValue]) -> [UInt8] {
+        var output = Array(#"{"class":"TPV""#.utf8)
+        for (key, member) in members.sorted(by: { $0.key < $1.key }) where tpvMembers[key] != nil {
             output.append(UInt8(ascii: ","))
             JSONValue.string(key).write(utf8: &output)
             output.append(UInt8(ascii: ":"))
@@ -117,6 +191,11 @@ extension GpsdReport {
         output.append(UInt8(ascii: "}"))
         return output
     }
+
+    /// ``canonicalTPV(_:)`` of a raw line, or the reason it has none.
+    static func canonicalTPV(_ line: some Collection<UInt8>) throws(LineProblem) -> [UInt8] {
+        canonicalTPV(try checkedTPV(line))
+    }
 }
 
 extension GpsdReport {
@@ -124,14 +203,14 @@ extension GpsdReport {
     /// `{"class":"NAME",` (or `}`) with NAME of ASCII letters and digits
     /// only, and NAME is not TPV.
     ///
-    /// Such a line is skipped without being
-    /// parsed: gpsd sends a SKY line beside each fix, several times a TPV's
-    /// size (up to 5 KiB with its satellites), and parsing it was most of
-    /// the reader's work per fix. Skipping is safe whatever follows: such a
-    /// line is never decoded, so nothing in it reaches libgps or a client.
-    /// A line that names TPV first, or begins otherwise, is parsed in full
-    /// (strict JSON, no duplicate member names), so a second `class` member
-    /// cannot smuggle a TPV past the check.
+    /// Such a line is skipped without being parsed: gpsd sends a SKY line
+    /// beside each fix, several times a TPV's size (up to 5 KiB with its
+    /// satellites), and parsing it was most of the reader's work per fix.
+    /// Skipping is safe whatever follows: such a line is never decoded, so
+    /// nothing in it reaches libgps or a client. A line that names TPV
+    /// first, or begins otherwise, is parsed in full (strict JSON, no
+    /// duplicate member names), so a second `class` member cannot smuggle a
+    /// TPV past the check.
     static func namesAnotherClassFirst(_ line: some Collection<UInt8>) -> Bool {
         let prefix = #"{"class":""#.utf8
         guard line.starts(with: prefix) else { return false }

@@ -1,6 +1,6 @@
 import PetSpotLocation
 
-/// One TPV report as libgps decoded it: plain numbers, NaN where gpsd sent
+/// One TPV report as libgps reads it: plain numbers, NaN where gpsd sent
 /// nothing (libgps's convention), before any checking.
 ///
 /// Kept separate from `gps_data_t` so the mapping to a ``LocationFix`` is a

@@ -3,9 +3,10 @@ import Testing
 
 @testable import PetSpotGpsd
 
-/// ``GpsdReport/init(line:)``: raw gpsd lines through the strict check, the
-/// canonical TPV and libgps's parser, the path the reader and the gpsd fuzz
-/// target drive.
+/// ``GpsdReport/init(line:)``: raw gpsd lines through the strict check and
+/// the one-pass decode the reader uses, held to libgps's own parser on the
+/// canonical TPV (``GpsdReport/init(decodingWithLibgps:)``); the gpsd fuzz
+/// target drives both too.
 @Suite("gpsd lines to reports", .timeLimit(.minutes(1)))
 struct GpsdReportLineTests {
     static func canonical(_ line: String) throws(GpsdReport.LineProblem) -> String {
@@ -143,6 +144,65 @@ struct GpsdReportLineTests {
             #expect(try Self.canonical(line) == expected)
         } else {
             #expect(throws: (any Error).self) { try Self.canonical(line) }
+        }
+    }
+
+    /// Every field of two reports; reals equal, both NaN, within 2 ulps
+    /// (libgps's `safe_atof` is not correctly rounded), or both below
+    /// 1e-300 (it reads those as 0).
+    static func same(_ a: GpsdReport, _ b: GpsdReport) -> Bool {
+        let reals: [(GpsdReport) -> Double] = [
+            \.latitude, \.longitude, \.altitudeHAE, \.altitudeMSL, \.geoidSeparation, \.eph, \.epx, \.epy, \.epv,
+            \.speed, \.track,
+        ]
+        func close(_ x: Double, _ y: Double) -> Bool {
+            x == y || (x.isNaN && y.isNaN) || abs(x - y) <= 2 * max(x.ulp, y.ulp)
+                || (abs(x) < 1e-300 && abs(y) < 1e-300)
+        }
+        return a.mode == b.mode && a.timeSeconds == b.timeSeconds && a.timeNanoseconds == b.timeNanoseconds
+            && a.device == b.device && reals.allSatisfy { close($0(a), $0(b)) }
+    }
+
+    /// The reader's one-pass decode gives libgps's report for every line:
+    /// gpsd's own, every member libgps reads, missing members (NaN, mode
+    /// 0), times libgps reads oddly, a NUL in a string (libgps keeps a C
+    /// string), unknown members. A line one refuses, the other refuses
+    /// alike. Numbers agree to libgps's rounding (``same(_:_:)``).
+    @Test func theOnePassDecodeAgreesWithLibgps() throws {
+        let members =
+            #""mode":3,"lat":-12.5,"lon":-45.25,"altHAE":130.25,"altMSL":100.5,"geoidSep":30,"eph":17.1,"epx":3.5,"#
+            + #""epy":4.25,"epv":9.5,"speed":0.75,"track":359.5,"status":2,"leapseconds":18,"ept":0.005"#
+        var lines = [
+            #"{"class":"TPV","device":"tcp://127.0.0.1:4000","mode":3,"time":"2026-01-01T12:00:11.000Z","ept":0.005,"lat":52.229700000,"lon":21.012200000,"altHAE":130.0000,"altMSL":100.0000,"alt":100.0000,"track":12.5000,"magvar":6.1,"speed":0.000,"geoidSep":30.000,"eph":17.100,"sep":31.000}"#,
+            "{\"class\":\"TPV\",\(members)}",
+            "{\(members),\"class\":\"TPV\",\"device\":\"/dev/ttyACM0\"}",
+            #"{"class":"TPV"}"#,
+            #"{"class":"TPV","alt":12.5,"lat":1,"lon":2,"mode":3}"#,
+            #"{"class":"TPV","mode":-1,"lat":-1e308,"lon":2.2250738585072014e-308,"eph":-0.0}"#,
+            #"{"class":"TPV","device":"a\u0000b","mode":2,"lat":1,"lon":2}"#,
+            #"{"class":"TPV","unknown":{"lat":5,"x":[1,{"y":null}]},"mode":2,"lat":1,"lon":2}"#,
+        ]
+        for time in [
+            "2026-01-01T12:00:11.000Z", "2026-01-01T12:00:11.5Z", "2026-01-01T12:00:11Z",
+            "2026-01-01T12:00:11.123456789Z",
+            "1999-08-21T23:59:59.999Z", "2038-01-19T03:14:08.000Z", "2026-02-30T25:61:61.0Z", "2026-01-01", "noon", "",
+            "2026-01-01T12:00:11.Z", "2026-01-01T12:00:11.5e3Z",
+        ] {
+            lines.append(#"{"class":"TPV","mode":2,"lat":1,"lon":2,"time":""# + time + #""}"#)
+        }
+        for line in lines {
+            let libgps = try GpsdReport(decodingWithLibgps: Array(line.utf8))
+            let onePass = try GpsdReport(line: Array(line.utf8))
+            #expect(Self.same(onePass, libgps), "\(line): \(onePass) vs libgps \(libgps)")
+        }
+        // Where they part: libgps reads a number below about 1e-307 as 0; it is kept here.
+        let tiny = Array(#"{"class":"TPV","mode":2,"lat":5e-324,"lon":-1e-310}"#.utf8)
+        let (kept, flushed) = (try GpsdReport(line: tiny), try GpsdReport(decodingWithLibgps: tiny))
+        #expect(kept.latitude == .leastNonzeroMagnitude && kept.longitude < 0)
+        #expect(flushed.latitude == 0 && flushed.longitude == 0)
+        for line in [#"{"class":"TPV","mode":"2"}"#, #"{"class":"TPV","mode":2,"lat":1"#, #"{"class":"SKY"}"#] {
+            #expect(Self.problem(Array(line.utf8)) != nil)
+            #expect(throws: (any Error).self) { try GpsdReport(decodingWithLibgps: Array(line.utf8)) }
         }
     }
 

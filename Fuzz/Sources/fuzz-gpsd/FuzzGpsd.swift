@@ -5,9 +5,12 @@ import PetSpotLocation
 ///
 /// 1. the input as the bytes read off the gpsd socket, the end of input
 ///    ending the last line: ``GpsdLineBuffer`` splits them, and every line
-///    goes through `GpsdReport(line:)` (the strict JSON check, the canonical
-///    TPV, libgps's `gps_unpack`, the copy out of `gps_data_t`) and the
-///    mapping to a fix. libgps 3.22's parser loops forever on some lines
+///    goes through `GpsdReport(line:)` (the strict JSON check and the
+///    one-pass decode the reader uses) and through
+///    `GpsdReport(decodingWithLibgps:)` (the canonical TPV, libgps's
+///    `gps_unpack`, the copy out of `gps_data_t`): both must take or refuse
+///    it alike and read it alike, and the fix must pass the mapping's
+///    checks. libgps 3.22's parser loops forever on some lines
 ///    (docs/ROBUSTNESS.md); a line that reached it would show as a libFuzzer
 ///    timeout. The same bytes in 7-byte reads with a 64-byte line limit must
 ///    give the same lines, the longer ones as over-long;
@@ -31,7 +34,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             } else {
                 preconditionFailure("a line over the limit was kept")
             }
-            if let report = try? GpsdReport(line: line) {
+            let report = try? GpsdReport(line: line)
+            let libgps = try? GpsdReport(decodingWithLibgps: line)
+            precondition((report == nil) == (libgps == nil), "one decoder refused a line the other took")
+            if let report, let libgps {
+                precondition(agree(report, libgps), "the one-pass decode and libgps disagree")
                 check(report.outcome(receivedAt: now))
             }
         case .overlong:
@@ -64,6 +71,22 @@ func pieces(of bytes: UnsafeRawBufferPointer, limit: Int, readSize: Int) -> [Gps
         newline.withUnsafeBytes { buffer.append($0) { pieces.append($0) } }
     }
     return pieces
+}
+
+/// Whether the reader's one-pass decode and libgps's parser read a line
+/// alike: every field, reals equal, both NaN, within 2 ulps (libgps's
+/// `safe_atof` is not correctly rounded) or both below 1e-300 (it reads
+/// those as 0).
+func agree(_ a: GpsdReport, _ b: GpsdReport) -> Bool {
+    func close(_ x: Double, _ y: Double) -> Bool {
+        x == y || (x.isNaN && y.isNaN) || abs(x - y) <= 2 * max(x.ulp, y.ulp) || (abs(x) < 1e-300 && abs(y) < 1e-300)
+    }
+    let reals: [(GpsdReport) -> Double] = [
+        \.latitude, \.longitude, \.altitudeHAE, \.altitudeMSL, \.geoidSeparation, \.eph, \.epx, \.epy, \.epv,
+        \.speed, \.track,
+    ]
+    return a.mode == b.mode && a.timeSeconds == b.timeSeconds && a.timeNanoseconds == b.timeNanoseconds
+        && a.device == b.device && reals.allSatisfy { close($0(a), $0(b)) }
 }
 
 /// A fix that comes out must satisfy the invariants the rest of the daemon relies on.
