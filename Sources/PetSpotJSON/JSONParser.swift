@@ -147,12 +147,16 @@ struct JSONParser {
     private mutating func parseString() throws(Failure) -> String {
         index += 1  // opening quote
         let start = index
-        // Fast path: no escapes; the bytes are validated as UTF-8 by String(validating:).
+        // Fast path: no escapes; the bytes are validated as UTF-8 by
+        // String(validating:), unless all are ASCII (member names and most
+        // values), which is valid UTF-8 as it is and costs a fraction to copy.
+        var isASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                if isASCII { return String(decoding: raw, as: UTF8.self) }
                 guard let text = String(validating: raw, as: UTF8.self) else {
                     throw Failure(offset: start, reason: "invalid UTF-8 in a string")
                 }
@@ -160,6 +164,7 @@ struct JSONParser {
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw failure("unescaped control character in a string") }
+            isASCII = isASCII && byte < 0x80
             index += 1
         }
         guard index < bytes.count else { throw failure("unterminated string") }

@@ -125,14 +125,18 @@ public final class WatchFanOut: Service, Sendable {
     }
 
     /// Hands `fix` to the watchers of every loop that has any: a loop
-    /// without a watcher is not woken.
+    /// without a watcher is not woken. The full-accuracy update (nearly
+    /// every watcher's) is serialized here once for all loops; each loop
+    /// stamps its age.
     /// - Returns: how many loops it was handed to.
     @discardableResult
     func publish(_ fix: LocationFix) -> Int {
         let perLoop = state.withLock { $0.watchersPerLoop }
+        guard perLoop.contains(where: { $0 > 0 }) else { return 0 }
+        let full = UpdateNotification(fix: fix)
         var woken = 0
         for (index, (loop, table)) in tables.enumerated() where perLoop[index] > 0 {
-            loop.execute { table.value.deliver(fix) }
+            loop.execute { table.value.deliver(fix, full: full) }
             woken += 1
         }
         return woken
@@ -229,10 +233,12 @@ final class LoopTable {
     /// shown it, with its presentation's ``FixPresentation/minimumUpdateInterval``
     /// (``FixPresentation/shouldDeliver(_:after:options:)``), so a reduced
     /// watch never learns of moves inside a cell.
-    func deliver(_ fix: LocationFix) { deliver(fix, to: watchers.values) }
+    /// - Parameter full: `fix`'s full-accuracy update, when the caller
+    ///   serialized it already (``WatchFanOut/publish(_:)``, once for every loop).
+    func deliver(_ fix: LocationFix, full: UpdateNotification? = nil) { deliver(fix, full: full, to: watchers.values) }
 
     /// Writes `fix` to those of `watchers` whose options take it.
-    func deliver(_ fix: LocationFix, to watchers: some Collection<Watcher>) {
+    func deliver(_ fix: LocationFix, full: UpdateNotification? = nil, to watchers: some Collection<Watcher>) {
         guard !watchers.isEmpty else { return }
         let now = ContinuousClock.now
         // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher.
@@ -249,7 +255,8 @@ final class LoopTable {
             } else {
                 index = rendered.count
                 let shown = presentation.apply(fix)
-                rendered.append((presentation, shown, UpdateNotification(fix: shown).stamped(at: now), [:]))
+                let notification = (presentation == .full ? full : nil) ?? UpdateNotification(fix: shown)
+                rendered.append((presentation, shown, notification.stamped(at: now), [:]))
             }
             let shown = rendered[index].shown
             guard watcher.filter.pass(shown, minimumInterval: presentation.minimumUpdateInterval) else { continue }
