@@ -259,8 +259,9 @@ public final class LiveFixHub: PositionSource {
     // MARK: Internals
 
     /// Registers the request as waiting, unless its deadline passed or it
-    /// was cancelled first; a fix that arrived since ``location(_:)``
-    /// decided to wait (`fixesBefore`) is taken into account at once.
+    /// was cancelled first; what happened since ``location(_:)`` decided to
+    /// wait is taken into account at once: the newest fix, when one arrived
+    /// (`fixesBefore`), and an outage.
     private func wait(
         id: UInt64, request: LocationRequest, best: LocationFix?, fixesBefore: Int,
         deadline: ContinuousClock.Instant, as waiter: ResumeOnce<Result<LocationFix, LocationError>>
@@ -272,6 +273,8 @@ public final class LiveFixHub: PositionSource {
                     if request.isGoodEnough(latest) { return .success(latest) }
                     best = LocationRequest.better(best, latest)
                 }
+                // The source went down since: answered as `receive(.disconnected)` answers the waiters.
+                if case .down = state.link { return best.map { .success($0) } ?? .failure(.sourceUnavailable) }
                 // The deadline task may already have run `finish` for this id
                 // (a zero or tiny timeout): registering now would wait forever.
                 guard !Task.isCancelled, ContinuousClock.now < deadline, waiter.wait(continuation) else {
