@@ -47,6 +47,14 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 
+
+def detached(error):
+    """Whether ChromeDriver failed because the element left the document
+    while a script read it (a re-render, e.g. after a language switch): it
+    reports that as an unknown error, not as a stale element."""
+    return "does not belong to the document" in (error.msg or "")
+
+
 PORTRAIT = (1080, 1920)
 LANDSCAPE = (1920, 1080)
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -199,6 +207,10 @@ class Kiosk:
             return bool(found) and found[0].is_displayed()
         except StaleElementReferenceException:
             return False  # the page was replaced while looking
+        except WebDriverException as error:
+            if detached(error):
+                return False  # the same race, as ChromeDriver reports it mid-script
+            raise
 
     def wait_visible(self, element_id, timeout=60):
         WebDriverWait(self.driver, timeout).until(lambda d: self.visible(element_id))
@@ -297,6 +309,10 @@ class Kiosk:
                 return read(self.el(element_id))
             except StaleElementReferenceException:
                 continue  # the page was replaced between finding and reading: find it again
+            except WebDriverException as error:
+                if not detached(error):
+                    raise
+                continue  # the same race, as ChromeDriver reports it mid-script
         return read(self.el(element_id))
 
     def value(self, element_id):
