@@ -10,8 +10,10 @@ import Musl
 extension GpsdReport {
     /// Why a gpsd line gave no report.
     public enum LineProblem: Error, Sendable, Equatable {
-        /// Valid JSON of another class than TPV (VERSION, DEVICES, WATCH, SKY,
-        /// ERROR, …): the source does not need it and skips it.
+        /// Another class than TPV (VERSION, DEVICES, WATCH, SKY, ERROR, …):
+        /// valid JSON of that class, or a line that names it first as gpsd
+        /// writes (``namesAnotherClassFirst(_:)``, skipped unparsed). The
+        /// source does not need it and skips it.
         case notTPV
         /// Not usable, with the reason: not strict JSON (truncated, duplicate
         /// member names, …), no `class`, or a TPV with a member of the wrong
@@ -83,7 +85,7 @@ extension GpsdReport {
             case .string(let text):
                 switch key {
                 case "device": device = Self.cString(text)
-                case "time": (timeSeconds, timeNanoseconds) = Self.libgpsTime(Self.cString(text))
+                case "time": (timeSeconds, timeNanoseconds) = Self.libgpsTime(text)
                 default: break
                 }
             default: break
@@ -98,7 +100,7 @@ extension GpsdReport {
     }
 
     /// A gpsd time as libgps 3.22 reads it: by libgps's own
-    /// `iso8601_to_timespec`.
+    /// `iso8601_to_timespec`, which stops at a NUL as libgps's copy would.
     /// - Returns: seconds since the epoch and nanoseconds.
     static func libgpsTime(_ text: String) -> (seconds: Int, nanoseconds: Int) {
         var bytes = Array(text.utf8CString)
@@ -190,11 +192,6 @@ extension GpsdReport {
         }
         output.append(UInt8(ascii: "}"))
         return output
-    }
-
-    /// ``canonicalTPV(_:)`` of a raw line, or the reason it has none.
-    static func canonicalTPV(_ line: some Collection<UInt8>) throws(LineProblem) -> [UInt8] {
-        canonicalTPV(try checkedTPV(line))
     }
 }
 

@@ -10,7 +10,7 @@ import Testing
 @Suite("gpsd lines to reports", .timeLimit(.minutes(1)))
 struct GpsdReportLineTests {
     static func canonical(_ line: String) throws(GpsdReport.LineProblem) -> String {
-        String(decoding: try GpsdReport.canonicalTPV(Array(line.utf8)), as: UTF8.self)
+        String(decoding: GpsdReport.canonicalTPV(try GpsdReport.checkedTPV(Array(line.utf8))), as: UTF8.self)
     }
 
     /// What `GpsdReport(line:)` throws for `bytes`, `nil` when it decodes.
@@ -186,7 +186,7 @@ struct GpsdReportLineTests {
             "2026-01-01T12:00:11.000Z", "2026-01-01T12:00:11.5Z", "2026-01-01T12:00:11Z",
             "2026-01-01T12:00:11.123456789Z",
             "1999-08-21T23:59:59.999Z", "2038-01-19T03:14:08.000Z", "2026-02-30T25:61:61.0Z", "2026-01-01", "noon", "",
-            "2026-01-01T12:00:11.Z", "2026-01-01T12:00:11.5e3Z",
+            "2026-01-01T12:00:11.Z", "2026-01-01T12:00:11.5e3Z", #"2026-01-01T12:00:11.5\u0000Z"#,
         ] {
             lines.append(#"{"class":"TPV","mode":2,"lat":1,"lon":2,"time":""# + time + #""}"#)
         }
