@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import NIOPosix
 import PetSpotFixHub
 import PetSpotLocation
@@ -76,11 +77,18 @@ public struct LocationDaemon: Sendable {
         let fanOut = WatchFanOut(
             group: MultiThreadedEventLoopGroup.singleton,
             authorizationChanges: { policy.authorizationChanges() }, hub: source.hub)
+        let logger = self.logger
+        // The request path's pages go back once requests stop, as start-up's do.
+        let pages = QuietPageRelease(
+            after: Self.quietBeforeRelease,
+            timer: { delay, then in
+                MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(delay)) { then() }
+            },
+            released: { Self.logReleased($0, after: "requests stopped", logger: logger) })
         let dispatcher = Dispatcher(
             hub: source.hub, policy: policy, registry: registry, logger: logger, fanOut: fanOut, audit: audit,
-            station: station)
+            station: station, pages: pages)
         let notifier = systemd.notifier
-        let logger = self.logger
         let announce: @Sendable () -> Void = {
             notifier.send(.ready(status: "serving"))
             Self.releaseStartupPages(after: "start-up", logger: logger)
@@ -115,12 +123,22 @@ public struct LocationDaemon: Sendable {
         return services
     }
 
+    /// How long without a client's line before the pages serving touched
+    /// are given back (``QuietPageRelease``): a kiosk visit's requests come
+    /// within seconds of each other; a minute after the last, the station is
+    /// at rest.
+    public static let quietBeforeRelease: Duration = .seconds(60)
+
     /// Drops the mappings of code and constants that start-up (or a reload's
     /// configuration parsing) touched once (``StartupPages``).
     private static func releaseStartupPages(after phase: String, logger: Logger) {
-        let released = StartupPages.release()
-        logger.debug(
-            "released start-up code pages",
+        logReleased(StartupPages.release(), after: phase, logger: logger)
+    }
+
+    /// Logs what a release gave back (a fleet reads it beside the memory figures).
+    private static func logReleased(_ released: StartupPages.Released, after phase: String, logger: Logger) {
+        logger.info(
+            "released resident pages",
             metadata: [
                 "after": "\(phase)", "mappings": "\(released.mappings)",
                 "KiB": "\(released.residentBytes / 1024)",

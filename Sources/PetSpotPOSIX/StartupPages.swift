@@ -33,6 +33,11 @@ public enum StartupPages {
         public var mappings = 0
         /// Resident bytes they had before (from `/proc/self/smaps`).
         public var residentBytes = 0
+
+        public init(mappings: Int = 0, residentBytes: Int = 0) {
+            self.mappings = mappings
+            self.residentBytes = residentBytes
+        }
     }
 
     /// One mapping as `/proc/PID/smaps` describes it.
@@ -124,44 +129,5 @@ public enum StartupPages {
             }
         }
         return mappings
-    }
-}
-
-/// ``StartupPages/release(smapsPath:)`` for events a user can repeat (the
-/// kiosk's last visit ending): at most once per ``interval``. Each release
-/// reads the memory map and drops code pages that then fault back in, so a
-/// visitor tapping Start and Cancel in a loop must not make the program do
-/// it on every tap.
-public final class ThrottledPageRelease: Sendable {
-    /// The least time between two releases.
-    public let interval: Duration
-    private let now: @Sendable () -> ContinuousClock.Instant
-    private let release: @Sendable () -> StartupPages.Released
-    private let last = Mutex<ContinuousClock.Instant?>(nil)
-
-    /// - Parameters:
-    ///   - interval: the least time between two releases.
-    ///   - now: the clock (tests pass their own).
-    ///   - release: what a release does (tests pass their own).
-    public init(
-        every interval: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
-        release: @escaping @Sendable () -> StartupPages.Released = { StartupPages.release() }
-    ) {
-        self.interval = interval
-        self.now = now
-        self.release = release
-    }
-
-    /// Releases, unless the last release was less than ``interval`` ago.
-    /// - Returns: what was released, or `nil` when it was too soon.
-    @discardableResult
-    public func releaseIfDue() -> StartupPages.Released? {
-        let due = last.withLock { last in
-            let now = now()
-            guard last.map({ now - $0 >= interval }) ?? true else { return false }
-            last = now
-            return true
-        }
-        return due ? release() : nil
     }
 }

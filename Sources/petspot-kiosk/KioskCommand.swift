@@ -107,8 +107,10 @@ struct KioskCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         for note in outbox.openingNotes { logger.notice("outbox: \(note)") }
-        // When the last visit ends, at most once a minute (a visitor can end visits at will).
-        let idleRelease = ThrottledPageRelease(every: .seconds(60))
+        // When the last visit ends, at most once a minute (a visitor can end visits at will);
+        // one ending inside that minute is served at its end.
+        let idleRelease = ThrottledPageRelease(
+            every: .seconds(60), released: { Self.logReleased($0, after: "the last visit", logger: logger) })
         let dependencies = KioskDependencies(
             location: LocationClient(socketPath: configuration.location.socket), reports: outbox,
             draftsBase: Self.cacheDirectory(), gpsTimeout: configuration.location.gpsTimeout,
@@ -152,7 +154,7 @@ struct KioskCommand: AsyncParsableCommand {
     /// touched, and of malloc's free memory (``StartupPages``), gave back:
     /// an idle station's memory is what serving needs, not its history.
     static func logReleased(_ released: StartupPages.Released, after phase: String, logger: Logger) {
-        logger.debug(
+        logger.info(
             "released resident pages",
             metadata: [
                 "after": "\(phase)", "mappings": "\(released.mappings)", "KiB": "\(released.residentBytes / 1024)",

@@ -7,6 +7,7 @@ import NIOPosix
 import PetSpotFixHub
 import PetSpotJSON
 import PetSpotLocation
+import PetSpotPOSIX
 import PetSpotPolicy
 import PetSpotProtocol
 import PetSpotStaticSource
@@ -33,7 +34,8 @@ import TestSupport
 
         init(
             policy: Policy, hub: any PositionSource = StaticFixProducer(position: position).makePosition(),
-            port: (any AccessPolicy)? = nil, metrics: any MetricsFactory = MetricsSystem.factory
+            port: (any AccessPolicy)? = nil, metrics: any MetricsFactory = MetricsSystem.factory,
+            pages: QuietPageRelease? = nil
         ) throws {
             directory = try TemporaryDirectory()
             auditPath = directory.file("audit.jsonl")
@@ -42,7 +44,7 @@ import TestSupport
             dispatcher = Dispatcher(
                 hub: hub, policy: port ?? engine, registry: ClientRegistry(capacity: 8), logger: logger,
                 fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub),
-                audit: AuditLog(path: auditPath, maxBytes: 1 << 20, logger: logger), metrics: metrics)
+                audit: AuditLog(path: auditPath, maxBytes: 1 << 20, logger: logger), pages: pages, metrics: metrics)
             session = ClientSession(id: ConnectionID(1), identity: alice)
         }
 
@@ -85,6 +87,33 @@ import TestSupport
         var auditLines: [String] {
             ((try? String(contentsOfFile: auditPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
+    }
+
+    /// Every line a client sends puts off the release of the request
+    /// path's pages (``QuietPageRelease``): one answered at once, one that
+    /// does not parse, one answered later. With no line, no timer is set.
+    @Test func everyLineMarksActivityForThePageRelease() async throws {
+        let scheduled = Mutex<[@Sendable () -> Void]>([])
+        let releases = Mutex(0)
+        let pages = QuietPageRelease(
+            after: .seconds(60), timer: { _, work in scheduled.withLock { $0.append(work) } },
+            release: {
+                releases.withLock { $0 += 1 }
+                return StartupPages.Released()
+            })
+        let setup = try Setup(policy: Policy(defaultStatus: .authorized), pages: pages)
+        func fire() { scheduled.withLock { $0.removeFirst() }() }
+        #expect(scheduled.withLock { $0.count } == 0)
+        for line in [Self.get, "{not json", #"{"jsonrpc":"2.0","id":8,"method":"daemon.status"}"#] {
+            _ = await setup.next(line)
+            #expect(scheduled.withLock { $0.count } == 1)
+            // The period that saw the line passes without a release.
+            fire()
+            #expect(releases.withLock { $0 } == 0)
+        }
+        fire()
+        #expect(releases.withLock { $0 } == 1)
+        #expect(scheduled.withLock { $0.count } == 0)
     }
 
     static let get = #"{"jsonrpc":"2.0","id":7,"method":"location.get"}"#

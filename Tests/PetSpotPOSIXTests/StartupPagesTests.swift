@@ -141,25 +141,4 @@ import TestSupport
             free(block)
         }
     }
-
-    /// A release a user can trigger at will (the kiosk's last visit
-    /// ending) happens at most once per interval, however often it is asked.
-    @Test func aThrottledReleaseHappensAtMostOncePerInterval() {
-        let start = ContinuousClock.now
-        let clock = Mutex(start)
-        let releases = Mutex(0)
-        let throttled = ThrottledPageRelease(
-            every: .seconds(60), now: { clock.withLock { $0 } },
-            release: {
-                releases.withLock { $0 += 1 }
-                return StartupPages.Released()
-            })
-        #expect(throttled.releaseIfDue() != nil)
-        for _ in 0..<240 { #expect(throttled.releaseIfDue() == nil) }
-        clock.withLock { $0 = start + .seconds(59) }
-        #expect(throttled.releaseIfDue() == nil)
-        clock.withLock { $0 = start + .seconds(60) }
-        #expect(throttled.releaseIfDue() != nil)
-        #expect(releases.withLock { $0 } == 2)
-    }
 }

@@ -3,6 +3,7 @@ import Metrics
 import PetSpotFixHub
 import PetSpotJSON
 import PetSpotLocation
+import PetSpotPOSIX
 import PetSpotProtocol
 
 /// Queues one message on a client's connection, never waiting for the
@@ -27,6 +28,9 @@ public struct Dispatcher: Sendable {
     public let fanOut: WatchFanOut
     /// The moved-station alarm, for `daemon.status`.
     public let station: StationWatch?
+    /// Told of every line a client sends: the pages serving touched are
+    /// given back once requests stop (``QuietPageRelease``).
+    public let pages: QuietPageRelease?
 
     public init(
         hub: any PositionSource,
@@ -36,11 +40,13 @@ public struct Dispatcher: Sendable {
         fanOut: WatchFanOut,
         audit: AuditLog? = nil,
         station: StationWatch? = nil,
+        pages: QuietPageRelease? = nil,
         metrics: any MetricsFactory = MetricsSystem.factory,
         startedAt: ContinuousClock.Instant = .now
     ) {
         self.fanOut = fanOut
         self.station = station
+        self.pages = pages
         self.metrics = DaemonMetrics(factory: metrics)
         self.hub = hub
         self.policy = policy
@@ -61,6 +67,7 @@ public struct Dispatcher: Sendable {
     public func answer(
         _ line: some Collection<UInt8>, session: ClientSession, reusing previous: GetAnswer? = nil
     ) -> Answer {
+        pages?.noteActivity()
         switch InboundLine.decode(line) {
         case .locationGet(let get):
             return locationGetAtOnce(get, session: session, reusing: previous)
