@@ -101,20 +101,25 @@ final class ManagedProcess: Sendable {
 
     /// Context switches (voluntary + nonvoluntary, /proc/PID/task/TID/status)
     /// of every thread, by thread id, with the thread's name (`comm`).
-    var threadSwitches: [String: (name: String, switches: Int)] {
-        var threads: [String: (name: String, switches: Int)] = [:]
+    var threadSwitches: [String: (name: String, switches: Int, involuntary: Int)] {
+        var threads: [String: (name: String, switches: Int, involuntary: Int)] = [:]
         forEachTask { task in
             guard let text = try? String(contentsOfFile: "\(task)/status", encoding: .utf8) else { return }
             var name = "?"
             var count = 0
+            var involuntary = 0
             for line in text.split(separator: "\n") {
                 if line.hasPrefix("Name:") {
                     name = line.dropFirst(5).trimmingCharacters(in: .whitespaces)
-                } else if line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                } else if line.hasPrefix("voluntary_ctxt_switches:") {
                     count += Int(line.split(separator: "\t").last ?? "") ?? 0
+                } else if line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                    let value = Int(line.split(separator: "\t").last ?? "") ?? 0
+                    count += value
+                    involuntary += value
                 }
             }
-            threads[(task as NSString).lastPathComponent] = (name, count)
+            threads[(task as NSString).lastPathComponent] = (name, count, involuntary)
         }
         return threads
     }

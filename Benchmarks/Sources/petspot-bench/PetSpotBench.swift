@@ -15,7 +15,7 @@ struct PetSpotBench: AsyncParsableCommand {
             (the daemon, then a plain write-loop floor, with the reader's own CPU per line),
             RSS, and CPU while idle.
             """,
-        subcommands: [Run.self, Micro.self, OutboxHarness.self, Floor.self],
+        subcommands: [Run.self, Micro.self, OutboxHarness.self, Floor.self, Relay.self],
         defaultSubcommand: Run.self)
 }
 
@@ -39,5 +39,19 @@ extension PetSpotBench {
             }
             FloorServer.serve([.unix(unix), .tcp(port)])
         }
+    }
+}
+
+extension PetSpotBench {
+    /// Internal: the watch path's floor (``RelayFloor``), run as a child process of `run`.
+    struct Relay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "relay-floor", abstract: "Relay gpsd's TPVs to Unix-socket watchers (the watch floor).",
+            shouldDisplay: false)
+
+        @Option(help: "Unix socket path the watchers connect to.") var unix: String
+        @Option(help: "gpsd's loopback TCP port.") var gpsdPort: UInt16
+
+        func run() throws { RelayFloor.serve(unix, gpsdPort: gpsdPort) }
     }
 }

@@ -121,7 +121,8 @@ extension PetSpotBench {
                 }
                 let rates = list(watchRates)
                 let watch = WatchBench(
-                    daemonBinary: daemonBinary, directory: directory, port: watchGpsdPort, rates: rates,
+                    daemonBinary: daemonBinary, ownPath: ownPath, directory: directory, port: watchGpsdPort,
+                    rates: rates,
                     counts: list(watchCounts), large: watchLarge, latencyRate: rates.max() ?? 10,
                     latencyCounts: list(latencyCounts), slowWindow: watchSeconds, fastWindow: watchSecondsFast,
                     latencyWindow: latencySeconds, wakeWindow: wakeSeconds, logLevel: daemonLogLevel,

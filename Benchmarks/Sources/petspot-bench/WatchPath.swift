@@ -33,6 +33,9 @@ struct WatchWindow: Sendable {
     /// Context switches (voluntary + nonvoluntary) per process name, and per
     /// thread name within it.
     var switches: [String: [String: Int]] = [:]
+    /// Of ``switches``, the nonvoluntary ones (the thread was preempted, it
+    /// did not wait), per process name and thread name.
+    var involuntary: [String: [String: Int]] = [:]
     /// Per delivered daemon update: its arrival minus the arrival of the same
     /// fix's TPV on the direct gpsd connection, µs (only with a reference).
     var added: Latencies?
@@ -248,10 +251,13 @@ final class WatcherPool {
                 Int64(Double((process.cpuTicks ?? 0) - ticksBefore[index]) / ManagedProcess.ticksPerSecond * 1e9)
             // By thread id: a thread that started in the window counts from 0; one that ended is lost.
             var byThread: [String: Int] = [:]
+            var preempted: [String: Int] = [:]
             for (thread, now) in process.threadSwitches {
                 byThread[now.name, default: 0] += now.switches - (switchesBefore[index][thread]?.switches ?? 0)
+                preempted[now.name, default: 0] += now.involuntary - (switchesBefore[index][thread]?.involuntary ?? 0)
             }
             window.switches[process.name] = byThread
+            window.involuntary[process.name] = preempted
         }
         if let fixesBefore, let fixesAfter = daemon?.sourceFixes() {
             window.fixes = fixesAfter - fixesBefore
