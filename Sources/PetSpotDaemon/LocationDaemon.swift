@@ -123,10 +123,11 @@ public struct LocationDaemon: Sendable {
         return services
     }
 
-    /// How long without a client's line before the pages serving touched
-    /// are given back (``QuietPageRelease``): a kiosk visit's requests come
-    /// within seconds of each other; a minute after the last, the station is
-    /// at rest.
+    /// The quiet period of ``QuietPageRelease``: the pages serving touched
+    /// are given back once a whole period passes without a client's line,
+    /// one to two minutes after the last. A kiosk visit's requests come
+    /// within seconds of each other; a minute or two after the last, the
+    /// station is at rest.
     public static let quietBeforeRelease: Duration = .seconds(60)
 
     /// Drops the mappings of code and constants that start-up (or a reload's

@@ -14,7 +14,10 @@ public typealias PageReleaseTimer = @Sendable (_ after: Duration, _ then: @escap
 /// An ask inside the interval is not dropped: one release is kept for the
 /// interval's end (the trailing edge), so the pages the last visits touched
 /// are given back however closely they followed each other. At most one
-/// release is pending, and releases stay at least ``interval`` apart.
+/// release is pending, and releases stay at least ``interval`` apart. The
+/// kept release does not look whether a new visit has begun meanwhile: if
+/// one has, the pages it uses come back with minor faults (they stay in
+/// the page cache), about as costly as the release itself.
 public final class ThrottledPageRelease: Sendable {
     /// The least time between two releases.
     public let interval: Duration
@@ -96,13 +99,23 @@ public final class ThrottledPageRelease: Sendable {
 /// ``StartupPages/release(smapsPath:)`` once requests stop: the daemon
 /// marks every line a client sends (``noteActivity()``), and the pages
 /// that serving touched (the request path's code, the audit writer's, the
-/// policy's) are given back after ``quiet`` without one, as start-up's are.
+/// policy's) are given back, as start-up's are, once a whole ``quiet``
+/// period has passed without one: between one and two ``quiet`` periods
+/// after the last line (the timer looks once per period, and the period in
+/// which a line came is never the one that releases).
 ///
-/// Cost: ``noteActivity()`` is two relaxed loads when a timer is already
-/// armed (every request after the first), with no write to shared memory.
-/// The timer fires once per ``quiet`` while requests keep coming, and
-/// once or twice more after the last one; with no request at all it is
+/// Cost: ``noteActivity()`` is two loads when a timer is already armed and
+/// a line already marked this period (every request but the first of a
+/// period), with no write to shared memory; the first of a period stores
+/// one flag. The timer fires once per ``quiet`` while requests keep
+/// coming, and twice after the last one; with no request at all it is
 /// never armed, so an idle daemon has no wake-up of its own.
+///
+/// Every flag operation is sequentially consistent: ``noteActivity()``
+/// stores `active` then loads `armed`, the timer stores `armed` then loads
+/// `active`, and only a single total order guarantees that at least one of
+/// the two sees the other's store, so a line that comes while the timer
+/// disarms is never left without a timer.
 public final class QuietPageRelease: Sendable {
     /// How long without a request before the release.
     public let quiet: Duration
@@ -130,29 +143,30 @@ public final class QuietPageRelease: Sendable {
         self.released = released
     }
 
-    /// A client asked something: the release waits for ``quiet`` after this.
+    /// A client asked something: the release waits for a whole ``quiet``
+    /// period without a line after this one.
     public func noteActivity() {
-        if !active.load(ordering: .relaxed) { active.store(true, ordering: .relaxed) }
-        if !armed.load(ordering: .relaxed) { armIfIdle() }
+        if !active.load(ordering: .sequentiallyConsistent) { active.store(true, ordering: .sequentiallyConsistent) }
+        if !armed.load(ordering: .sequentiallyConsistent) { armIfIdle() }
     }
 
     private func armIfIdle() {
-        guard armed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        guard armed.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged
         else { return }
         timer(quiet) { [self] in fire() }
     }
 
     private func fire() {
-        // A request since the timer was set (the one that armed it counts):
+        // A line since the timer last looked (the one that armed it counts):
         // wait another quiet period.
-        if active.exchange(false, ordering: .acquiringAndReleasing) {
+        if active.exchange(false, ordering: .sequentiallyConsistent) {
             timer(quiet) { [self] in fire() }
             return
         }
-        armed.store(false, ordering: .releasing)
-        // A request between the look above and the disarming found the timer
-        // armed and left it: arm for it.
-        if active.load(ordering: .acquiring) { armIfIdle() }
+        armed.store(false, ordering: .sequentiallyConsistent)
+        // A line that came between the look above and the disarming may
+        // have found the timer still armed and left it: arm for it.
+        if active.load(ordering: .sequentiallyConsistent) { armIfIdle() }
         released(release())
     }
 }

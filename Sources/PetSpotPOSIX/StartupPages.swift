@@ -10,8 +10,9 @@ import Synchronization
 /// memory (code and constants of the binary and its shared libraries), so
 /// that resident memory reflects what the program uses while serving rather
 /// than what start-up (or a burst of work: a kiosk's visit) touched once.
-/// The daemon calls it after start-up and each reload; the kiosk after
-/// start-up and whenever its last open visit ends.
+/// The daemon calls it after start-up, after each reload and once requests
+/// have stopped (``QuietPageRelease``); the kiosk after start-up and when
+/// its last open visit ends (``ThrottledPageRelease``).
 ///
 /// Start-up (argument parsing, TOML parsing, the Swift runtime's first
 /// conformance scans) touches most of the binary, and the kernel maps file

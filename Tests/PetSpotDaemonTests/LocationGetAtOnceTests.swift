@@ -102,7 +102,11 @@ import TestSupport
                 return StartupPages.Released()
             })
         let setup = try Setup(policy: Policy(defaultStatus: .authorized), pages: pages)
-        func fire() { scheduled.withLock { $0.removeFirst() }() }
+        func fire() {
+            let work = scheduled.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            #expect(work != nil, "no timer was set")
+            work?()
+        }
         #expect(scheduled.withLock { $0.count } == 0)
         for line in [Self.get, "{not json", #"{"jsonrpc":"2.0","id":8,"method":"daemon.status"}"#] {
             _ = await setup.next(line)
