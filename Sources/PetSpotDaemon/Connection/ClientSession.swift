@@ -47,7 +47,10 @@ public final class ClientSession: Sendable {
         self.identity = identity
         self.auditClient = AuditRecord.clientObject(identity)
         self.maxSubscriptions = maxSubscriptions
+        ConnectionCensus.sessions.wrappingAdd(1, ordering: .relaxed)
     }
+
+    deinit { ConnectionCensus.sessions.wrappingSubtract(1, ordering: .relaxed) }
 
     /// Opens a subscription: its number, `nil` past the limit or once closed.
     public func openSubscription() -> Int? {

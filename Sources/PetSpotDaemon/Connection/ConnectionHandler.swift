@@ -3,6 +3,7 @@ import NIOCore
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
+import Synchronization
 
 /// One client connection, on its event loop: the only reader of its
 /// request lines and the only writer of its socket.
@@ -63,19 +64,33 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
         self.auditBatch = auditBatch
         self.maxInFlight = max(1, maxInFlight)
         self.logger = logger
+        ConnectionCensus.handlers.wrappingAdd(1, ordering: .relaxed)
     }
+
+    deinit { ConnectionCensus.handlers.wrappingSubtract(1, ordering: .relaxed) }
 
     // MARK: Life
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
+    /// The connection is gone: everything it held goes with it. The
+    /// session refers back to this handler (its update outlet and `post`),
+    /// so keeping it here would keep both alive for good.
     func handlerRemoved(context: ChannelHandlerContext) {
         queue.discardAll()
+        session?.close()
+        session = nil
+        lastAnswer = nil
         self.context = nil
     }
 
-    /// The admitted client's session: reading starts.
+    /// The admitted client's session: reading starts. A session that
+    /// arrives after the connection is gone is closed, not kept.
     func attach(_ session: ClientSession) {
+        guard context != nil else {
+            session.close()
+            return
+        }
         self.session = session
         resume()
     }

@@ -5,6 +5,7 @@ import PetSpotJSON
 import PetSpotLocation
 import PetSpotPOSIX
 import PetSpotProtocol
+import Synchronization
 
 /// Queues one message on a client's connection, never waiting for the
 /// client to read it (a message to a connection that closed is dropped).
@@ -352,6 +353,18 @@ public struct Dispatcher: Sendable {
             source: fix.source, fixAge: fix.age(at: now))
     }
 
+    /// `daemon.status` `memory`: the allocator's bytes in use and the live
+    /// per-connection objects (``ConnectionCensus``), so a leak per
+    /// connection or per request shows from outside the process.
+    static var memoryStatus: JSONValue {
+        var memory: [String: JSONValue] = [
+            "connectionHandlers": .number(Double(ConnectionCensus.handlers.load(ordering: .relaxed))),
+            "clientSessions": .number(Double(ConnectionCensus.sessions.load(ordering: .relaxed))),
+        ]
+        if let heap = HeapUsage.bytesInUse { memory["heapInUse"] = .number(Double(heap)) }
+        return .object(memory)
+    }
+
     private func daemonStatus() async -> JSONValue {
         let sourceStatus = await hub.status()
         let uptime = (ContinuousClock.now - startedAt).seconds
@@ -362,6 +375,7 @@ public struct Dispatcher: Sendable {
             "clients": .number(Double(await registry.clients)),
             "watchers": .number(Double(registry.watchers)),
             "counters": metrics.snapshot,
+            "memory": Self.memoryStatus,
         ]
         if let decisions = policy.decisionsStatus() { status["decisions"] = decisions }
         if let station { status["station"] = station.status }
