@@ -175,7 +175,8 @@ import TestSupport
     /// Eight clients opening and closing connections as fast as they can
     /// for 60 s: the daemon ends within 20 MiB of where it started, and a
     /// polite client (a new connection and a `location.get` every 100 ms, as
-    /// a monitoring check would) is answered within its timeout throughout.
+    /// a monitoring check would) is answered within its timeout (10 s, the
+    /// CLI's) throughout.
     /// (Every client here is root: the uid's share is raised to
     /// `max_clients`, so the share, tested elsewhere, is not what answers.)
     @Test func aConnectionStormLeavesTheDaemonAsItWas() async throws {
@@ -201,7 +202,10 @@ import TestSupport
         for stormer in stormers { stormer.start() }
         defer { storm.stop.store(true, ordering: .relaxed) }
 
-        let timeout = 5.0
+        // The CLI's default timeout. A polite connect waits its turn in the
+        // listen backlog (4096) behind the storm's: about 2 s on this 2-core
+        // machine, the whole of the wait.
+        let timeout = 10.0
         var answered = 0
         var worst = Duration.zero
         var failures: [String] = []

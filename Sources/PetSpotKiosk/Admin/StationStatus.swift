@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PetSpotOutbox
+import PetSpotPOSIX
 
 /// The station's figures for its operator (`GET /admin/status`): the outbox
 /// in counts and times, no personal data and no backend error text.
@@ -86,6 +87,8 @@ struct StationStatusView: Sendable {
             Row(
                 id: "locationLastRefusal", label: "Last GPS refusal",
                 value: refusals.last.map { "\(time($0.at)): \($0.summary)" } ?? "—"),
+            // The allocator's bytes in use (no personal data): memory a station keeps per visit shows here.
+            Row(id: "heapInUse", label: "Memory in use (bytes)", value: HeapUsage.bytesInUse.map(String.init) ?? "—"),
         ]
         if let peers {
             kiosk.append(
