@@ -70,6 +70,10 @@ extension Outbox {
             // in free space (FR-016: personal data leaves the disk; see
             // ``Outbox/eraseFromJournal()`` for the WAL).
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // SQLite's page cache, bounded small: the outbox's working set is
+            // the few pending reports (SQLite's default, 2 MB, grew the
+            // kiosk by up to that much as the database filled).
+            try db.execute(sql: "PRAGMA cache_size = -\(Outbox.pageCacheKiB)")
         }
         let queue: DatabaseQueue
         do {
@@ -211,5 +215,13 @@ extension Outbox {
         }
         if imported > 0 { notes.insert(.imported(count: imported), at: 0) }
         return notes
+    }
+}
+
+extension Outbox {
+    /// SQLite's `cache_size` on the outbox's connection, as it reads it
+    /// (negative: KiB), so tests can hold the bound.
+    package func pageCacheSetting() throws -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? 0 }
     }
 }

@@ -81,6 +81,8 @@ public final class Outbox: Sendable {
 
     /// The database file's name in the directory.
     public static let databaseFileName = "outbox.sqlite"
+    /// SQLite's page cache for the outbox's one connection, in KiB (`PRAGMA cache_size`).
+    public static let pageCacheKiB = 256
 
     private init(
         directory: String, options: Options, database: DatabaseQueue, notes: [OpeningNote]

@@ -31,6 +31,16 @@ struct OutboxWorkspace {
 
 @Suite("Outbox: queue, durability, crash leftovers, import, corruption")
 struct OutboxTests {
+    /// SQLite's page cache is held small (issue 41): at its default (2 MB)
+    /// it grew the kiosk by ~640 bytes a report until full, as the database grew.
+    @Test func thePageCacheIsBounded() throws {
+        let work = try OutboxWorkspace()
+        defer { work.scratch.remove() }
+        let outbox = try work.open()
+        #expect(try outbox.pageCacheSetting() == -Outbox.pageCacheKiB)
+        #expect(Outbox.pageCacheKiB <= 256)
+    }
+
     @Test func enqueueStoresTheAnnouncementThePhotoAndTheStationOnlyData() async throws {
         let work = try OutboxWorkspace()
         defer { work.scratch.remove() }
