@@ -306,7 +306,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotConfigurationTests",
-            dependencies: ["PetSpotConfiguration", "PetSpotPolicy", "PetSpotLocation", "TestSupport"],
+            dependencies: ["PetSpotConfiguration", "PetSpotPolicy", "PetSpotLocation", "PetSpotPOSIX", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import Synchronization
 import TOMLKit
 
 /// A parsed TOML value as plain Swift values (TOMLKit's tables are
@@ -14,11 +15,25 @@ package enum TOMLNode: Sendable {
 
     /// Parses TOML text.
     ///
+    /// TOMLKit (0.6) never frees what it parses: the document's C++ table,
+    /// and the key and value arrays every walk over a table allocates, stay
+    /// allocated for good (about 5 KB for a daemon configuration; issue 41's
+    /// station-week soak). So the last text parsed is remembered with its
+    /// result: a reload of an unchanged file (SIGHUP from a package upgrade,
+    /// a monitoring check, `systemctl reload` for nothing) costs nothing, and
+    /// what stays is bounded by the number of different texts parsed, which
+    /// an operator's edits make.
+    ///
     /// - Throws: `TOMLParseError` on a syntax error.
     package static func parse(_ text: String) throws -> [String: TOMLNode] {
-        let table = try TOMLTable(string: text)
-        return convert(table)
+        if let remembered = lastParsed.withLock({ $0?.text == text ? $0?.table : nil }) { return remembered }
+        let table = convert(try TOMLTable(string: text))
+        lastParsed.withLock { $0 = (text, table) }
+        return table
     }
+
+    /// The last text ``parse(_:)`` parsed without error, and its result.
+    private static let lastParsed = Mutex<(text: String, table: [String: TOMLNode])?>(nil)
 
     private static func convert(_ table: TOMLTable) -> [String: TOMLNode] {
         var result: [String: TOMLNode] = [:]
