@@ -237,18 +237,31 @@ actor DaemonConnection {
         link.channel.close(promise: nil)
     }
 
+    /// How long a connect refused for a full listen backlog waits in the
+    /// listener's queue (``QueuedConnect``). The same bound as
+    /// ``LocationClient/sendLimit``: the caller's limit ends the wait first
+    /// when it is shorter.
+    static let busyBacklogWait: Duration = LocationClient.sendLimit
+
     private func open() async throws(LocationError) -> Link {
         if let link { return link }
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        @Sendable func initialize(_ channel: any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> {
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: 1 << 20))
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(unixDomainSocketPath: socketPath) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: 1 << 20))
-                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    }
-                }
+            do {
+                channel = try await bootstrap.connect(unixDomainSocketPath: socketPath, channelInitializer: initialize)
+            } catch let error as IOError where error.errnoCode == EAGAIN {
+                // The backlog is full: wait in the listener's queue instead.
+                let socket = try await QueuedConnect.connect(socketPath, within: Self.busyBacklogWait)
+                channel = try await bootstrap.withConnectedSocket(socket, channelInitializer: initialize)
+            }
         } catch {
             throw .daemonUnreachable("cannot connect to \(socketPath): \(Self.explain(error))")
         }

@@ -174,15 +174,24 @@ import TestSupport
 
     /// Eight clients opening and closing connections as fast as they can
     /// for 60 s: the daemon ends within 20 MiB of where it started, and a
-    /// polite client (a new connection and a `location.get` every 100 ms, as
+    /// polite client of another uid (`petspot-location get` every 100 ms, as
     /// a monitoring check would) is answered within its timeout (10 s, the
-    /// CLI's) throughout.
-    /// (Every client here is root: the uid's share is raised to
-    /// `max_clients`, so the share, tested elsewhere, is not what answers.)
-    @Test func aConnectionStormLeavesTheDaemonAsItWas() async throws {
-        let daemon = try PolicyDaemon(policy: Self.policy, scenario: Self.halfSecondFixes)
+    /// CLI's default) throughout. The
+    /// storm's uid is held to its share of `max_clients`, which is what
+    /// leaves the polite client a slot, and the polite client's connect
+    /// waits in the listener's queue when the storm fills the backlog.
+    @Test(.enabled(if: TestUsers.available, "needs root (useradd, setpriv)"))
+    func aConnectionStormLeavesTheDaemonAsItWas() async throws {
+        let users = TestUsers()
+        defer { users.remove() }
+        let polite = try users.user("polite")
+        // Root (the storm) is no prompt agent here: an agent candidate may use
+        // the slots kept for the agent and is not held to a uid's share.
+        let policy =
+            Self.policy + "\n[[policy.rules]]\nuid = \(polite.uid)\nstatus = \"authorized\"\n"
+            + "[policy.agent]\nusers = []\n"
+        let daemon = try PolicyDaemon(policy: policy, scenario: Self.halfSecondFixes)
         defer { daemon.finish() }
-        try daemon.writeConfiguration(policy: Self.policy, daemon: "max_clients_per_uid = 256")
         try daemon.start()
         try Self.open(daemon, Self.warmUp, .getAndReadTheAnswer)
         _ = try await Self.settled(daemon)
@@ -202,36 +211,35 @@ import TestSupport
         for stormer in stormers { stormer.start() }
         defer { storm.stop.store(true, ordering: .relaxed) }
 
-        // The CLI's default timeout. A polite connect waits its turn in the
-        // listen backlog (4096) behind the storm's: about 2 s on this 2-core
-        // machine, the whole of the wait.
-        let timeout = 10.0
+        // The polite client is the CLI, as a monitoring check runs it, with
+        // its default timeout (10 s). Its connect may find the listen backlog
+        // (4096) full of the storm's connections: the client library tries
+        // again until its send limit (DaemonConnection.busyBacklogRetry).
         var answered = 0
         var worst = Duration.zero
         var failures: [String] = []
         let end = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < end {
             let start = ContinuousClock.now
-            do {
-                let socket = try daemon.connect()
-                let response = try socket.call("location.get", ["timeout": timeout], timeout: timeout)
-                if resultObject(response) == nil { failures.append("\(response)") } else { answered += 1 }
-            } catch {
-                failures.append("\(error)")
-            }
+            let run = try TestUsers.cli(polite, ["get", "--json", "--socket", daemon.socket, "--timeout", "10"])
             worst = max(worst, ContinuousClock.now - start)
+            if run.status == 0 {
+                answered += 1
+            } else {
+                failures.append("\(run.status.map(String.init) ?? "?"): \(run.stderr)")
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         storm.stop.store(true, ordering: .relaxed)
         let after = try await Self.settled(daemon)
         let residentAfter = try #require(daemon.residentKiB)
         print(
-            "storm: \(storm.opened.load(ordering: .relaxed)) connections by 8 clients in 60 s; polite client: "
+            "storm: \(storm.opened.load(ordering: .relaxed)) connections by 8 clients in 60 s; polite CLI: "
                 + "\(answered) answered, worst \(worst), failures \(failures.prefix(3)); "
                 + "RSS \(residentBefore) -> \(residentAfter) KiB, heap \(after.heapInUse) B")
         #expect(failures.isEmpty)
         #expect(answered > 0)
-        #expect(worst < .seconds(timeout))
+        #expect(worst < .seconds(10))
         #expect(residentAfter - residentBefore < 20 * 1024)
     }
 }
