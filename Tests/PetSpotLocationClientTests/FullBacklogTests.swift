@@ -22,7 +22,8 @@ struct FullBacklogTests {
         defer { directory.remove() }
         let path = directory.file("full.sock")
         let listener = try Self.listen(path)
-        defer { close(listener) }
+        var listenerHandedOver = false
+        defer { if !listenerHandedOver { close(listener) } }
         // Fill the backlog with connections nobody accepts.
         var fillers: [Int32] = []
         defer { for fd in fillers { close(fd) } }
@@ -48,26 +49,13 @@ struct FullBacklogTests {
         let waiting = await eventually(within: .seconds(30)) { Self.aThreadWaitsForAListener() }
         #expect(waiting, "no thread of this process waits in unix_wait_for_peer")
 
-        // The daemon accepts again: the fillers (which send nothing), then the client.
+        // The daemon accepts again: the fillers (which send nothing), then
+        // the client, on a thread of its own (its waits must not hold one of
+        // the cooperative pool's threads, which the client needs).
         for fd in fillers { close(fd) }
         fillers.removeAll()
-        let deadline = ContinuousClock.now + .seconds(30)
-        var answered = false
-        while !answered, ContinuousClock.now < deadline {
-            var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 1000) > 0 else { continue }
-            let peer = accept(listener, nil, nil)
-            guard peer >= 0 else { continue }
-            defer { close(peer) }
-            guard let line = Self.readLine(peer), let request = try? JSONValue.parse(bytes: Array(line.utf8)),
-                case .number(let id)? = request["id"]
-            else { continue }
-            let answer = #"{"jsonrpc":"2.0","id":\#(Int(id)),"result":{"version":"full-backlog"}}"# + "\n"
-            _ = answer.withCString { send(peer, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-            answered = true
-            // Hold the connection until the client has read its answer.
-            _ = await call.value
-        }
+        listenerHandedOver = true
+        Thread { Self.acceptAndAnswer(listener) }.start()
         let result = await call.value
         await client.close()
         guard case .success(let status) = result else {
@@ -75,6 +63,25 @@ struct FullBacklogTests {
             return
         }
         #expect(status["version"] == JSONValue.string("full-backlog"))
+    }
+
+    /// Accepts until one connection sends a request, answers it and closes
+    /// (every wait bounded: 30 s for a connection, 10 s for its line); then
+    /// closes the listener.
+    static func acceptAndAnswer(_ listener: Int32) {
+        defer { close(listener) }
+        var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        while poll(&descriptor, 1, 30_000) > 0 {
+            let peer = accept(listener, nil, nil)
+            guard peer >= 0 else { continue }
+            defer { close(peer) }
+            guard let line = readLine(peer), let request = try? JSONValue.parse(bytes: Array(line.utf8)),
+                case .number(let id)? = request["id"]
+            else { continue }
+            let answer = #"{"jsonrpc":"2.0","id":\#(Int(id)),"result":{"version":"full-backlog"}}"# + "\n"
+            _ = answer.withCString { send(peer, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            return
+        }
     }
 
     static func listen(_ path: String) throws -> Int32 {
