@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "PetSpotOutbox", targets: ["PetSpotOutbox"]),
         .library(name: "PetSpotDelivery", targets: ["PetSpotDelivery"]),
         .library(name: "PetSpotPOSIX", targets: ["PetSpotPOSIX"]),
+        .executable(name: "petspot", targets: ["petspot"]),
         .executable(name: "petspot-locationd", targets: ["petspot-locationd"]),
         .executable(name: "petspot-location", targets: ["petspot-location"]),
         .executable(name: "petspot-report", targets: ["petspot-report"]),
@@ -52,12 +53,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
-        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        // The kiosk's web UI. Hummingbird without its swift-configuration trait (we read TOML ourselves).
-        .package(
-            url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
-        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // The kiosk's web UI. Hummingbird without its default traits: no swift-configuration (we read TOML
+        // ourselves), no FullFoundation (its URL-encoded form dates; every program here stays on
+        // FoundationEssentials, without ICU's data).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
@@ -150,6 +150,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         // Report photos without metadata, upright, HEIC as JPEG (SPEC §7); the only importer of the two C targets.
         .target(name: "PetSpotPhotoCleaning", dependencies: ["CTurboJPEG", "CHeif"], swiftSettings: swiftSettings),
+        // Debian's SQLite, for the report outbox (PetSpotOutbox's `Database`).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
 
@@ -162,7 +164,7 @@ let package = Package(
         .target(
             name: "PetSpotOutbox",
             dependencies: [
-                "PetSpotReport", "PetSpotPOSIX", .product(name: "GRDB", package: "GRDB.swift"),
+                "PetSpotReport", "PetSpotPOSIX", "CSQLite",
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -188,19 +190,20 @@ let package = Package(
                 logging, .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            resources: [.copy("Resources")],
+            // Resources/static is read at run time (PageRenderer), not declared as resources: SwiftPM's
+            // resource accessor imports Foundation, and with it ICU's data.
+            exclude: ["Resources"],
             swiftSettings: swiftSettings
         ),
 
-        // MARK: Executables (thin)
-        .executableTarget(
-            name: "petspot-kiosk",
+        // MARK: Programs (libraries, so that each executable and the multi-call binary run the same code)
+        .target(
+            name: "PetSpotKioskApp",
             dependencies: [
                 "PetSpotKiosk", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox", "PetSpotDelivery",
                 "PetSpotLocationClient", "PetSpotReport", "PetSpotMetricsFile", "PetSpotPOSIX", argumentParser, logging,
@@ -221,35 +224,47 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The thin executable: main.swift only (executor set-up, then the command).
-        .executableTarget(
-            name: "petspot-locationd",
-            dependencies: [
-                "PetSpotDaemonApp", argumentParser,
-            ],
-            swiftSettings: swiftSettings,
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
-        ),
-        .executableTarget(
-            name: "petspot-location",
+        .target(
+            name: "PetSpotLocationCLI",
             dependencies: [
                 "PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "PetSpotPOSIX",
                 argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "petspot-report",
+        .target(
+            name: "PetSpotReportCLI",
             dependencies: [
                 "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock",
-                "PetSpotSimulatedSource",
-                "PetSpotOutbox",
-                "PetSpotDelivery", "PetSpotKioskConfiguration", "PetSpotConfiguration", argumentParser, logging,
+                "PetSpotSimulatedSource", "PetSpotOutbox", "PetSpotDelivery", "PetSpotKioskConfiguration",
+                "PetSpotConfiguration", "PetSpotPOSIX", argumentParser, logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
+
+        // MARK: Executables (main.swift only)
+        // What the Debian package installs: the daemon, and the three clients in one binary under each
+        // name (SPEC §6 "Installing a station": one copy of the runtime, no ICU data).
+        .executableTarget(
+            name: "petspot",
+            dependencies: [
+                "PetSpotLocationCLI", "PetSpotReportCLI", "PetSpotKioskApp", "PetSpotPOSIX",
+            ],
+            swiftSettings: swiftSettings,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+        ),
+        // Each program alone (development, tests, benchmarks).
+        .executableTarget(
+            name: "petspot-locationd",
+            dependencies: ["PetSpotDaemonApp"],
+            swiftSettings: swiftSettings,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+        ),
+        .executableTarget(name: "petspot-location", dependencies: ["PetSpotLocationCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "petspot-report", dependencies: ["PetSpotReportCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "petspot-kiosk", dependencies: ["PetSpotKioskApp"], swiftSettings: swiftSettings),
         // glibc's <malloc.h> (malloc_trim), for the daemon's start-up memory release.
         .systemLibrary(name: "CMalloc"),
         // pidfd_open(2), which glibc offers only through variadic syscall(2): pinning a client's process.
@@ -376,7 +391,7 @@ let package = Package(
         .testTarget(
             name: "PetSpotOutboxTests",
             dependencies: [
-                "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport",
+                "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", "CSQLite",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings

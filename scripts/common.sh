@@ -38,6 +38,6 @@ ensure_packages() {
 }
 
 # What building needs: libgps (the gpsd source links it) and pkg-config to find
-# it; SQLite for the delivery outbox (GRDB links the system library);
+# it; SQLite for the delivery outbox (PetSpotOutbox links the system library through CSQLite);
 # TurboJPEG and libheif for cleaning report photos (PetSpotPhotoCleaning).
 build_packages=(pkg-config libgps-dev libsqlite3-dev libturbojpeg0-dev libheif-dev)

@@ -6,7 +6,11 @@ import Musl
 import Darwin
 #endif
 import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 import PetSpotOutbox

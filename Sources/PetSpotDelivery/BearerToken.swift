@@ -5,7 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotPOSIX
 
 /// The backend's bearer token, read from `delivery.token_file` (never from
@@ -27,7 +31,7 @@ package enum BearerToken {
         guard bytes.count <= maximumFileSize else {
             throw .token("the token file \(path) is larger than \(maximumFileSize) bytes")
         }
-        let token = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines()
         guard !token.isEmpty else { throw .token("the token file \(path) is empty") }
         // RFC 6750 b64token characters only: nothing that could break the header.
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/=")

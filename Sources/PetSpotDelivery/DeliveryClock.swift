@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The sender's time: when attempts are due and waiting for them. Injected
 /// so that tests can run hours of backoff in seconds.

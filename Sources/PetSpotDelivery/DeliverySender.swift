@@ -1,5 +1,10 @@
 import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 import Logging
 import Metrics
 import NIOCore
@@ -316,6 +321,6 @@ public final class DeliverySender: Service, Sendable {
     }
 
     static func seconds(_ interval: TimeInterval) -> String {
-        interval < 10 ? String(format: "%.1f s", interval) : "\(Int(interval.rounded())) s"
+        interval < 10 ? String(cFormat: "%.1f s", interval) : "\(Int(interval.rounded())) s"
     }
 }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 
 /// What one answer of the backend means for a report (SPEC §8).
 package enum DeliveryVerdict: Sendable, Hashable {
@@ -47,17 +52,35 @@ package enum DeliveryVerdict: Sendable, Hashable {
 
     /// `Retry-After`: delta-seconds or an HTTP-date, as seconds from `now` (0...``maximumRetryAfter``).
     package static func parseRetryAfter(_ text: String, now: Date) -> TimeInterval? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         if let seconds = Int(trimmed) {
             guard seconds >= 0 else { return nil }
             return min(TimeInterval(seconds), maximumRetryAfter)
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: trimmed) else { return nil }
+        guard let date = httpDate(trimmed) else { return nil }
         return min(max(0, date.timeIntervalSince(now)), maximumRetryAfter)
+    }
+
+    /// An HTTP-date in its preferred form (IMF-fixdate, RFC 9110 §5.6.7):
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`, or `nil`.
+    static func httpDate(_ text: String) -> Date? {
+        let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0].hasSuffix(","), days.contains(String(parts[0].dropLast())), parts[5] == "GMT",
+            parts[1].count == 2, let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])),
+            parts[3].count == 4, let year = Int(parts[3])
+        else { return nil }
+        let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }), let hour = Int(clock[0]),
+            let minute = Int(clock[1]), let second = Int(clock[2])
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let components = DateComponents(
+            year: year, month: month + 1, day: day, hour: hour, minute: minute, second: second)
+        guard components.isValidDate(in: calendar) else { return nil }
+        return calendar.date(from: components)
     }
 
     /// The JSON object's `id` (string or integer), at most 200 printable characters.
@@ -114,6 +137,6 @@ package enum DeliveryVerdict: Sendable, Hashable {
             String.UnicodeScalarView(
                 text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }
             )
-        ).trimmingCharacters(in: .whitespaces)
+        ).trimmingWhitespace()
     }
 }

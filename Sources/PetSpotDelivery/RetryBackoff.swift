@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Capped exponential backoff with jitter: attempt n waits a random time
 /// in [d/2, d] where d = min(cap, initial × 2^(n-1)).
@@ -14,7 +18,7 @@ package struct RetryBackoff: Sendable, Hashable {
     /// The upper bound of the wait after failed attempt `attempt` (1-based).
     package func ceiling(attempt: Int) -> TimeInterval {
         let exponent = Double(min(max(attempt, 1) - 1, 62))
-        return min(cap, initial * pow(2, exponent))
+        return min(cap, initial * Double(sign: .plus, exponent: Int(exponent), significand: 1))
     }
 
     /// The wait after failed attempt `attempt`, jittered.

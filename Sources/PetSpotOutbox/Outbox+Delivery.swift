@@ -5,8 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import GRDB
+#endif
 
 /// A report handed to a sender: what to upload.
 package struct ClaimedReport: Sendable, Hashable {
@@ -51,8 +54,7 @@ extension Outbox {
                 // order and stop at the first due row, instead of sorting every
                 // pending row on each claim (a full queue of 10,000).
                 guard
-                    let row = try Row.fetchOne(
-                        db,
+                    let row = try db.fetchOne(
                         sql: """
                             SELECT seq, id, announcement, photoFile, photoMimeType, photoBytes, attempts FROM report
                             WHERE state = 'pending' AND +nextAttemptAt <= ?
@@ -79,7 +81,7 @@ extension Outbox {
     /// When the next pending report is due, or `nil` when none is pending.
     package func nextDue() async throws(OutboxError) -> Date? {
         try await read { db in
-            try Double.fetchOne(db, sql: "SELECT MIN(nextAttemptAt) FROM report WHERE state = 'pending'")
+            try db.fetchValue(Double.self, sql: "SELECT MIN(nextAttemptAt) FROM report WHERE state = 'pending'")
                 .map(Date.init(timeIntervalSince1970:))
         }
     }
@@ -87,7 +89,8 @@ extension Outbox {
     /// Reports pending or being delivered.
     package func undeliveredCount() async throws(OutboxError) -> Int {
         try await read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report WHERE state IN ('pending', 'delivering')") ?? 0
+            try db.fetchValue(Int.self, sql: "SELECT COUNT(*) FROM report WHERE state IN ('pending', 'delivering')")
+                ?? 0
         }
     }
 
@@ -138,11 +141,8 @@ extension Outbox {
             [now.timeIntervalSince1970])
     }
 
-    private func update(_ id: UUID, sql: String, _ values: [(any DatabaseValueConvertible)?]) async throws(OutboxError)
-    {
-        var values = values
-        values.append(id.uuidString.lowercased())
-        let arguments = StatementArguments(values)
+    private func update(_ id: UUID, sql: String, _ values: [any DatabaseValueConvertible]) async throws(OutboxError) {
+        let arguments = values + [id.uuidString.lowercased()]
         try await write { db throws(OutboxError) in
             do { try db.execute(sql: sql, arguments: arguments) } catch { throw OutboxError(error) }
         }
@@ -161,8 +161,8 @@ extension Outbox {
         let photos = photosDirectory
         let files = try await write { db throws(OutboxError) in
             do {
-                let files = try String.fetchAll(
-                    db,
+                let files = try db.fetchColumn(
+                    String.self,
                     sql: """
                         SELECT COALESCE(photoFile, '') FROM report
                         WHERE state = 'delivered' AND purgedAt IS NULL AND deliveredAt < ?
@@ -208,8 +208,8 @@ extension Outbox {
     @discardableResult
     package func eraseFromJournal() async -> Bool {
         do {
-            let (frames, copied) = try await database.writeWithoutTransaction { db in
-                try db.checkpoint(.truncate)
+            let (frames, copied) = try await database.async { db throws(DatabaseError) in
+                try db.checkpointTruncate()
             }
             return frames == 0 && copied == 0
         } catch {

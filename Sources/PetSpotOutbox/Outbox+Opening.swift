@@ -5,8 +5,12 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import GRDB
+#endif
+import CSQLite
 import PetSpotReport
 
 extension Outbox {
@@ -24,89 +28,105 @@ extension Outbox {
         }
     }
 
-    /// The schema, by numbered migrations.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: report") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE report (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                        id TEXT NOT NULL UNIQUE,
-                        createdAt DOUBLE NOT NULL,
-                        enqueuedAt DOUBLE NOT NULL,
-                        state TEXT NOT NULL CHECK (state IN ('pending', 'delivering', 'delivered', 'rejected')),
-                        announcement BLOB,
-                        stationOnly BLOB,
-                        photoFile TEXT,
-                        photoMimeType TEXT NOT NULL,
-                        photoBytes INTEGER NOT NULL,
-                        attempts INTEGER NOT NULL DEFAULT 0,
-                        nextAttemptAt DOUBLE,
-                        lastAttemptAt DOUBLE,
-                        lastStatus INTEGER,
-                        lastError TEXT,
-                        deliveredAt DOUBLE,
-                        rejectedAt DOUBLE,
-                        backendReference TEXT,
-                        purgedAt DOUBLE
-                    );
-                    CREATE INDEX report_due ON report (state, nextAttemptAt);
-                    CREATE INDEX report_order ON report (state, createdAt, seq);
-                    """)
+    /// The schema, by numbered migrations: version `n` is
+    /// `migrations[n - 1]`, and `PRAGMA user_version` is the last one applied.
+    package static let migrations = [
+        """
+        CREATE TABLE report (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            createdAt DOUBLE NOT NULL,
+            enqueuedAt DOUBLE NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'delivering', 'delivered', 'rejected')),
+            announcement BLOB,
+            stationOnly BLOB,
+            photoFile TEXT,
+            photoMimeType TEXT NOT NULL,
+            photoBytes INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            nextAttemptAt DOUBLE,
+            lastAttemptAt DOUBLE,
+            lastStatus INTEGER,
+            lastError TEXT,
+            deliveredAt DOUBLE,
+            rejectedAt DOUBLE,
+            backendReference TEXT,
+            purgedAt DOUBLE
+        );
+        CREATE INDEX report_due ON report (state, nextAttemptAt);
+        CREATE INDEX report_order ON report (state, createdAt, seq);
+        """
+    ]
+
+    /// Applies the migrations the database has not had yet, in one transaction.
+    ///
+    /// A database made by an earlier version (through GRDB's `DatabaseMigrator`, which kept
+    /// its own `grdb_migrations` table and left `user_version` at 0) has
+    /// the `report` table of version 1: it counts as version 1.
+    static func migrate(_ db: Database) throws(DatabaseError) {
+        do {
+            try db.inImmediateTransaction { () throws(DatabaseError) in
+                var version = try db.fetchValue(Int.self, sql: "PRAGMA user_version") ?? 0
+                if version == 0,
+                    try db.fetchValue(
+                        Bool.self, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'report'") == true
+                {
+                    version = 1
+                }
+                guard version < migrations.count else { return }
+                for sql in migrations[version...] { try db.execute(script: sql) }
+                try db.execute(script: "PRAGMA user_version = \(migrations.count)")
+            }
+        } catch {
+            switch error {
+            case .body(let failure), .database(let failure): throw failure
+            }
         }
-        return migrator
     }
 
     static func openDatabase(path: String, options: Options) throws(OpenFailure) -> DatabaseQueue {
-        var configuration = Configuration()
-        configuration.journalMode = .wal
-        configuration.busyMode = .timeout(options.busyTimeout)
-        configuration.label = "PetSpotOutbox"
-        configuration.prepareDatabase { db in
-            // Every commit reaches the disk before it returns (WAL + FULL).
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            // Deleted and overwritten content is zeroed in its page, not left
-            // in free space (FR-016: personal data leaves the disk; see
-            // ``Outbox/eraseFromJournal()`` for the WAL).
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-            // SQLite's page cache, bounded small: the outbox's working set is
-            // the few pending reports (SQLite's default, 2 MB, grew the
-            // kiosk by up to that much as the database filled).
-            try db.execute(sql: "PRAGMA cache_size = -\(Outbox.pageCacheKiB)")
-        }
-        let queue: DatabaseQueue
+        let db: Database
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
+            db = try Database(path: path, busyTimeout: .milliseconds(Int64(options.busyTimeout * 1000)))
         } catch {
             throw classify(error)
         }
         do {
-            let check = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            // Every commit reaches the disk before it returns (WAL + FULL).
+            try db.execute(script: "PRAGMA synchronous = FULL")
+            // Deleted and overwritten content is zeroed in its page, not left
+            // in free space (FR-016: personal data leaves the disk; see
+            // ``Outbox/eraseFromJournal()`` for the WAL).
+            try db.execute(script: "PRAGMA secure_delete = ON")
+            // SQLite's page cache, bounded small: the outbox's working set is
+            // the few pending reports (SQLite's default, 2 MB, grew the
+            // kiosk by up to that much as the database filled).
+            try db.execute(script: "PRAGMA cache_size = -\(Outbox.pageCacheKiB)")
+            // The first statement to read the file: a file that is not a database fails here.
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            let check = try db.fetchColumn(String.self, sql: "PRAGMA quick_check")
             guard check == ["ok"] else {
-                try? queue.close()
+                db.close()
                 throw OpenFailure.corrupt("quick_check: \(check.prefix(3).joined(separator: "; "))")
             }
-            try migrator.migrate(queue)
-            let mode = try queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+            try migrate(db)
+            let mode = try db.fetchValue(String.self, sql: "PRAGMA journal_mode")
             guard mode?.lowercased() == "wal" else {
                 throw OpenFailure.other(.database("journal_mode is \(mode ?? "unknown"), not wal"))
             }
         } catch let failure as OpenFailure {
-            try? queue.close()
+            db.close()
             throw failure
         } catch {
-            try? queue.close()
+            db.close()
             throw classify(error)
         }
-        return queue
+        return DatabaseQueue(database: db, label: "PetSpotOutbox")
     }
 
     private static func classify(_ error: any Error) -> OpenFailure {
-        if let database = error as? DatabaseError,
-            [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(database.resultCode)
-        {
-            return .corrupt(database.message ?? "\(database.resultCode)")
+        if let database = error as? DatabaseError, [SQLITE_CORRUPT, SQLITE_NOTADB].contains(database.resultCode) {
+            return .corrupt(database.message ?? "SQLite result code \(database.extendedResultCode)")
         }
         return .other(OutboxError(error))
     }
@@ -114,15 +134,14 @@ extension Outbox {
     /// Renames the database (and its -wal / -shm files) and the photos
     /// directory to `….corrupt-<UTC time>`, and creates an empty photos directory.
     static func moveAside(directory: String) throws(OutboxError) -> (database: String, photos: String?) {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        var stamp = formatter.string(from: Date())
+        // yyyyMMdd'T'HHmmss'Z' (UTC).
+        let format = Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted, timeZone: .gmt)
+        let now = Date()
+        var stamp = now.formatted(format)
         var suffix = 1
         while DurableFiles.exists("\(directory)/\(databaseFileName).corrupt-\(stamp)") {
             suffix += 1
-            stamp = formatter.string(from: Date()) + "-\(suffix)"
+            stamp = now.formatted(format) + "-\(suffix)"
         }
         let database = "\(databaseFileName).corrupt-\(stamp)"
         for extra in ["-wal", "-shm"] where DurableFiles.exists("\(directory)/\(databaseFileName)\(extra)") {
@@ -164,7 +183,8 @@ extension Outbox {
         return try writeSynchronously { db throws(OutboxError) in
             let owned: Set<String>
             do {
-                owned = Set(try String.fetchAll(db, sql: "SELECT photoFile FROM report WHERE photoFile IS NOT NULL"))
+                owned = Set(
+                    try db.fetchColumn(String.self, sql: "SELECT photoFile FROM report WHERE photoFile IS NOT NULL"))
             } catch {
                 throw OutboxError(error)
             }
@@ -222,6 +242,18 @@ extension Outbox {
     /// SQLite's `cache_size` on the outbox's connection, as it reads it
     /// (negative: KiB), so tests can hold the bound.
     package func pageCacheSetting() throws -> Int {
-        try database.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? 0 }
+        try database.sync { db in try db.fetchValue(Int.self, sql: "PRAGMA cache_size") ?? 0 }
+    }
+
+    /// The connection's `journal_mode`, `synchronous` (2: FULL) and
+    /// `secure_delete` (1: on), as SQLite reads them, so tests can hold the durability contract.
+    package func durabilitySettings() throws -> (journalMode: String, synchronous: Int, secureDelete: Int) {
+        try database.sync { db in
+            (
+                try db.fetchValue(String.self, sql: "PRAGMA journal_mode") ?? "",
+                try db.fetchValue(Int.self, sql: "PRAGMA synchronous") ?? -1,
+                try db.fetchValue(Int.self, sql: "PRAGMA secure_delete") ?? -1
+            )
+        }
     }
 }

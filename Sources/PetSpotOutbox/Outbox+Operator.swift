@@ -5,8 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import GRDB
+#endif
 
 /// What the operator sees and does: `petspot-report outbox`, the kiosk's status page.
 extension Outbox {
@@ -16,13 +19,12 @@ extension Outbox {
     ) async throws(OutboxError) -> [OutboxEntry] {
         let names = states.map(\.rawValue)
         return try await read { db in
-            try Row.fetchAll(
-                db,
+            try db.fetchAll(
                 sql: """
                     SELECT * FROM report WHERE state IN (\(names.map { _ in "?" }.joined(separator: ", ")))
                     ORDER BY createdAt, seq LIMIT ?
                     """,
-                arguments: StatementArguments(names + ["\(limit)"])
+                arguments: names.map { $0 as any DatabaseValueConvertible } + [limit]
             ).map(Self.entry)
         }
     }
@@ -31,7 +33,7 @@ extension Outbox {
     public func entry(_ idOrPrefix: String) async throws(OutboxError) -> OutboxEntry {
         let id = try await resolve(idOrPrefix)
         let entry = try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM report WHERE id = ?", arguments: [id]).map(Self.entry)
+            try db.fetchOne(sql: "SELECT * FROM report WHERE id = ?", arguments: [id]).map(Self.entry)
         }
         guard let entry else { throw .notFound(idOrPrefix) }
         return entry
@@ -41,7 +43,7 @@ extension Outbox {
     public func summary() async throws(OutboxError) -> OutboxSummary {
         var summary = try await read { db in
             var summary = OutboxSummary()
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM report GROUP BY state") {
+            for row in try db.fetchAll(sql: "SELECT state, COUNT(*) AS n FROM report GROUP BY state") {
                 let count: Int = row["n"]
                 switch OutboxState(rawValue: row["state"]) {
                 case .pending: summary.pending = count
@@ -52,15 +54,15 @@ extension Outbox {
                 }
             }
             func date(_ sql: String) throws -> Date? {
-                try Double.fetchOne(db, sql: sql).map(Date.init(timeIntervalSince1970:))
+                try db.fetchValue(Double.self, sql: sql).map(Date.init(timeIntervalSince1970:))
             }
-            summary.purged = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report WHERE purgedAt IS NOT NULL") ?? 0
+            summary.purged =
+                try db.fetchValue(Int.self, sql: "SELECT COUNT(*) FROM report WHERE purgedAt IS NOT NULL") ?? 0
             summary.oldestUndeliveredAt = try date(
                 "SELECT MIN(createdAt) FROM report WHERE state IN ('pending', 'delivering')")
             summary.nextAttemptAt = try date("SELECT MIN(nextAttemptAt) FROM report WHERE state = 'pending'")
             summary.lastDeliveredAt = try date("SELECT MAX(deliveredAt) FROM report")
-            if let row = try Row.fetchOne(
-                db,
+            if let row = try db.fetchOne(
                 sql: """
                     SELECT lastAttemptAt, lastStatus FROM report
                     WHERE lastError IS NOT NULL AND state IN ('pending', 'rejected')
@@ -83,7 +85,8 @@ extension Outbox {
         let id = try await resolve(idOrPrefix)
         try await write { db throws(OutboxError) in
             do {
-                let state = try String.fetchOne(db, sql: "SELECT state FROM report WHERE id = ?", arguments: [id])
+                let state = try db.fetchValue(
+                    String.self, sql: "SELECT state FROM report WHERE id = ?", arguments: [id])
                 switch state.flatMap(OutboxState.init(rawValue:)) {
                 case .pending?, .rejected?:
                     try db.execute(
@@ -110,8 +113,7 @@ extension Outbox {
         let file = try await write { db throws(OutboxError) in
             do {
                 guard
-                    let row = try Row.fetchOne(
-                        db, sql: "SELECT state, photoFile FROM report WHERE id = ?", arguments: [id])
+                    let row = try db.fetchOne(sql: "SELECT state, photoFile FROM report WHERE id = ?", arguments: [id])
                 else { throw OutboxError.notFound(id) }
                 if (row["state"] as String) == OutboxState.delivering.rawValue {
                     throw OutboxError.notAllowed("report \(id) is being delivered right now; try again in a moment")
@@ -138,8 +140,9 @@ extension Outbox {
             throw .notFound(idOrPrefix)
         }
         let matches = try await read { db in
-            try String.fetchAll(
-                db, sql: "SELECT id FROM report WHERE substr(id, 1, ?) = ? LIMIT 2", arguments: [text.count, text])
+            try db.fetchColumn(
+                String.self, sql: "SELECT id FROM report WHERE substr(id, 1, ?) = ? LIMIT 2",
+                arguments: [text.count, text])
         }
         guard let first = matches.first else { throw .notFound(idOrPrefix) }
         guard matches.count == 1 else { throw .ambiguous(idOrPrefix) }
@@ -169,8 +172,8 @@ extension Outbox {
     /// The stored payloads of report `id` (lowercase), or `nil`.
     package func stored(_ id: String) async throws(OutboxError) -> StoredReport? {
         try await read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT announcement, stationOnly, photoFile FROM report WHERE id = ?", arguments: [id]
+            try db.fetchOne(
+                sql: "SELECT announcement, stationOnly, photoFile FROM report WHERE id = ?", arguments: [id]
             ).map {
                 StoredReport(
                     announcement: $0["announcement"], stationOnly: $0["stationOnly"], photoFile: $0["photoFile"])

@@ -5,14 +5,18 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import GRDB
+#endif
+import CSQLite
 import PetSpotReport
 
 /// The station's durable queue of found-pet reports on their way to the
 /// PetSpot backend (SPEC §8).
 ///
-/// A directory holding `outbox.sqlite` (SQLite through GRDB: WAL,
+/// A directory holding `outbox.sqlite` (Debian's SQLite, ``Database``: WAL,
 /// `synchronous=FULL`) and `photos/`. ``enqueue(report:photo:)`` writes the
 /// photo file and fsyncs it and its directory, then commits the row, all
 /// inside one write transaction: once it returns, the report survives
@@ -227,7 +231,7 @@ public final class Outbox: Sendable {
         _ report: Prepared, photoSource: String, photos: String, options: Options, enqueuedAt: Date, _ db: Database
     ) throws(OutboxError) {
         do {
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM report WHERE id = ?", arguments: [report.id]) == true {
+            if try db.fetchValue(Bool.self, sql: "SELECT 1 FROM report WHERE id = ?", arguments: [report.id]) == true {
                 return
             }
         } catch {
@@ -257,7 +261,7 @@ public final class Outbox: Sendable {
     /// the photo unless a row owns it, so nothing half-written remains.
     private func removeUnownedPhoto(_ report: Prepared) {
         let owned = try? readSynchronously { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM report WHERE id = ?", arguments: [report.id]) == true
+            try db.fetchValue(Bool.self, sql: "SELECT 1 FROM report WHERE id = ?", arguments: [report.id]) == true
         }
         if owned == false { unlink("\(photosDirectory)/\(report.photoFile)") }
     }
@@ -277,33 +281,29 @@ public final class Outbox: Sendable {
     func write<T: Sendable>(
         _ body: @escaping @Sendable (Database) throws(OutboxError) -> T
     ) async throws(OutboxError) -> T {
-        do {
-            return try await database.writeWithoutTransaction { db in try Self.immediate(db, body) }
-        } catch {
-            throw OutboxError(error)
-        }
+        try await database.async { db throws(OutboxError) in try Self.immediate(db, body) }
     }
 
     func writeSynchronously<T>(_ body: (Database) throws(OutboxError) -> T) throws(OutboxError) -> T {
-        do {
-            return try database.writeWithoutTransaction { db in try Self.immediate(db, body) }
-        } catch {
-            throw OutboxError(error)
-        }
+        try database.sync { db throws(OutboxError) in try Self.immediate(db, body) }
     }
 
-    private static func immediate<T>(_ db: Database, _ body: (Database) throws(OutboxError) -> T) throws -> T {
-        var result: T?
-        try db.inTransaction(.immediate) {
-            result = try body(db)
-            return .commit
+    private static func immediate<T>(
+        _ db: Database, _ body: (Database) throws(OutboxError) -> T
+    ) throws(OutboxError) -> T {
+        do {
+            return try db.inImmediateTransaction { () throws(OutboxError) in try body(db) }
+        } catch {
+            switch error {
+            case .body(let failure): throw failure
+            case .database(let failure): throw OutboxError(failure)
+            }
         }
-        return result!
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
         do {
-            return try await database.read(body)
+            return try await database.async(body)
         } catch {
             throw OutboxError(error)
         }
@@ -311,7 +311,7 @@ public final class Outbox: Sendable {
 
     func readSynchronously<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
         do {
-            return try database.read(body)
+            return try database.sync(body)
         } catch {
             throw OutboxError(error)
         }
@@ -319,21 +319,22 @@ public final class Outbox: Sendable {
 
     /// Closes the database (pending work finishes first).
     public func close() throws(OutboxError) {
-        do { try database.close() } catch { throw OutboxError(error) }
+        database.close()
     }
 }
 
 extension OutboxError {
-    /// An outbox error for any error thrown by GRDB or a transaction body.
+    /// An outbox error for any error thrown by SQLite or a transaction body.
     init(_ error: any Error) {
         if let outbox = error as? OutboxError {
             self = outbox
         } else if let database = error as? DatabaseError {
             switch database.resultCode {
-            case .SQLITE_FULL: self = .storageFull(detail: database.message ?? "database or disk is full")
-            case .SQLITE_IOERR where database.extendedResultCode == .SQLITE_IOERR_WRITE:
+            case SQLITE_FULL: self = .storageFull(detail: database.message ?? "database or disk is full")
+            case SQLITE_IOERR where database.extendedResultCode == SQLITE_IOERR | (3 << 8):  // SQLITE_IOERR_WRITE
                 self = .database("\(database.message ?? "I/O error") (is the disk full?)")
-            default: self = .database("\(database.message ?? "\(database.resultCode)") (\(database.resultCode))")
+            default:
+                self = .database("\(database.message ?? "error") (SQLite result code \(database.extendedResultCode))")
             }
         } else {
             self = .database("\(error)")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Metrics
 
 /// The outbox's figures for the station's metrics file, read from the

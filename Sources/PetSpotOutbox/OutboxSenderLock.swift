@@ -5,7 +5,12 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 
 /// One sender per outbox: an exclusive `flock` on `<outbox>/sender.lock`,
 /// held while the sender runs and released by the kernel when its process
@@ -45,7 +50,7 @@ public final class OutboxSenderLock: Sendable {
         guard let bytes = try? DurableFiles.readSmallFile("\(outboxDirectory)/sender.lock", limit: 64) else {
             return nil
         }
-        return Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines())
     }
 
     deinit {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the PetSpot backend receives for a found-pet report: the
 /// `announcement` part of `POST /announcements` (SPEC §8).

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 
 /// The directory finished reports are written to, for a sender to pick up.
 ///
@@ -30,13 +35,13 @@ public struct FoundPetOutbox: Sendable {
             if manager.fileExists(atPath: photoFile.path) { try manager.removeItem(at: photoFile) }
             try manager.copyItem(at: photo.file, to: photoFile)
         } catch {
-            throw WriteError("cannot copy the photo to \(photoFile.path): \(error.localizedDescription)")
+            throw WriteError("cannot copy the photo to \(photoFile.path): \(ErrorText.describe(error))")
         }
         do {
             try report.jsonData().write(to: jsonFile, options: .atomic)
         } catch {
             try? manager.removeItem(at: photoFile)
-            throw WriteError("cannot write \(jsonFile.path): \(error.localizedDescription)")
+            throw WriteError("cannot write \(jsonFile.path): \(ErrorText.describe(error))")
         }
         return jsonFile
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a finished found-pet report goes: a plain directory
 /// (``FoundPetOutbox``) or the station's delivery queue (`PetSpotOutbox`).

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 import PetSpotLocation
 
 /// The "Use GPS" button of the description step, over any ``LocationService``
@@ -83,7 +88,7 @@ public struct GPSFillAction: Sendable {
     /// `value` with exactly `decimals` decimals and `.` as the separator, never `-0.000000`.
     public static func format(_ value: Double, decimals: Int = defaultDecimals) -> String {
         let places = max(0, min(decimals, 12))
-        let text = String(format: "%.\(places)f", value)
+        let text = String(cFormat: "%.\(places)f", value)
         if text.hasPrefix("-"), text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) {
             return String(text.dropFirst())
         }

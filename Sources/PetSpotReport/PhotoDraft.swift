@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A photo held in the draft cache.
 public struct PhotoDraft: Sendable, Hashable {

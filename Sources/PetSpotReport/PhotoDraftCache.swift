@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotPOSIX
 import PetSpotPhotoCleaning
 
@@ -59,7 +63,9 @@ public struct PhotoDraftCache: Sendable {
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg, isDirectory: true)
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home =
+            environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache", isDirectory: true)
     }
 
@@ -82,7 +88,7 @@ public struct PhotoDraftCache: Sendable {
             guard (attributes[.type] as? FileAttributeType) != .typeDirectory else {
                 throw PhotoDraftError.readFailed("\(source.path) is a directory")
             }
-            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            size = Int(clamping: Self.number(attributes[.size]) ?? 0)
         } catch let error as PhotoDraftError {
             throw error
         } catch {
@@ -94,7 +100,7 @@ public struct PhotoDraftCache: Sendable {
         do {
             data = try Data(contentsOf: source)
         } catch {
-            throw .readFailed("\(source.path): \(error.localizedDescription)")
+            throw .readFailed("\(source.path): \(ErrorText.describe(error))")
         }
         return try store(data)
     }
@@ -168,7 +174,7 @@ public struct PhotoDraftCache: Sendable {
         do {
             try FileManager.default.removeItem(at: directory)
         } catch {
-            throw .writeFailed("cannot remove \(directory.path): \(error.localizedDescription)")
+            throw .writeFailed("cannot remove \(directory.path): \(ErrorText.describe(error))")
         }
     }
 
@@ -182,13 +188,24 @@ public struct PhotoDraftCache: Sendable {
             do {
                 try FileManager.default.removeItem(at: file)
             } catch {
-                throw .writeFailed("cannot remove the previous photo \(file.path): \(error.localizedDescription)")
+                throw .writeFailed("cannot remove the previous photo \(file.path): \(ErrorText.describe(error))")
             }
         }
     }
 
     private func freeBytes() -> Int64? {
         let attributes = try? FileManager.default.attributesOfFileSystem(forPath: directory.path)
-        return (attributes?[.systemFreeSize] as? NSNumber)?.int64Value
+        return Self.number(attributes?[.systemFreeSize])
+    }
+
+    /// A file attribute's number (FoundationEssentials gives it as one integer type or another).
+    private static func number(_ value: Any?) -> Int64? {
+        switch value {
+        case let value as Int: Int64(value)
+        case let value as Int64: value
+        case let value as UInt64: Int64(clamping: value)
+        case let value as UInt: Int64(clamping: value)
+        default: nil
+        }
     }
 }

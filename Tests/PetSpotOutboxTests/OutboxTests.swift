@@ -1,3 +1,4 @@
+import CSQLite
 import DeliveryTestSupport
 import Foundation
 import PetSpotOutbox
@@ -78,6 +79,46 @@ struct OutboxTests {
         defer { work.scratch.remove() }
         let outbox = try work.open()
         #expect(FileManager.default.fileExists(atPath: outbox.databasePath + "-wal"))
+        let settings = try outbox.durabilitySettings()
+        #expect(settings.journalMode == "wal")
+        #expect(settings.synchronous == 2)  // FULL
+        #expect(settings.secureDelete == 1)
+    }
+
+    /// A station's outbox from before the move from GRDB to SQLite itself:
+    /// GRDB's migrator kept its own table (`grdb_migrations`, "v1: report") and
+    /// left `user_version` at 0. Its reports are still there, and it is not migrated twice.
+    @Test func anOutboxMadeThroughGRDBOpensWithItsReports() async throws {
+        let work = try OutboxWorkspace()
+        defer { work.scratch.remove() }
+        try FileManager.default.createDirectory(atPath: work.directory + "/photos", withIntermediateDirectories: true)
+        let id = UUID().uuidString.lowercased()
+        try ReportFixtures.write(work.photoBytes, to: work.directory + "/photos", name: "\(id).png")
+        var db: OpaquePointer?
+        #expect(sqlite3_open(work.directory + "/" + Outbox.databaseFileName, &db) == SQLITE_OK)
+        let made = sqlite3_exec(
+            db,
+            """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1: report');
+            \(Outbox.migrations[0])
+            INSERT INTO report (id, createdAt, enqueuedAt, state, announcement, photoFile, photoMimeType, photoBytes,
+                                nextAttemptAt)
+            VALUES ('\(id)', 1, 1, 'pending', x'7b7d', '\(id).png', 'image/png', \(work.photoBytes.count), 1);
+            """, nil, nil, nil)
+        #expect(made == SQLITE_OK)
+        sqlite3_close(db)
+
+        let outbox = try work.open()
+        #expect(outbox.openingNotes.isEmpty)
+        #expect(try await outbox.entries().map(\.id) == [id])
+        #expect(work.photos() == ["\(id).png"])
+        try outbox.close()
+        // Opened again: the schema is at its version, nothing is created twice.
+        let again = try work.open()
+        #expect(try await again.summary().pending == 1)
+        try again.close()
     }
 
     @Test func openingRemovesPhotosWithoutARowAndTemporaryFiles() async throws {

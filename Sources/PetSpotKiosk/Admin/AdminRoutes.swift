@@ -1,6 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Hummingbird
-import Mustache
 import PetSpotOutbox
 
 /// `GET /admin/status`: the station's outbox in figures for its operator, on
@@ -47,7 +50,7 @@ struct AdminRoutes: Sendable {
         }
         let view = StationStatusView(
             status, openVisits: await store.count, refusals: refusals.snapshot, peers: peers?.refusals)
-        let html = pages.library.render(view, withTemplate: "admin") ?? ""
+        let html = view.html.text
         return Response(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html)))

@@ -3,7 +3,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotLocation
 import PetSpotReport
 import Synchronization

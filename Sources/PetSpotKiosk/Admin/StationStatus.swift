@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import PetSpotOutbox
 import PetSpotPOSIX
@@ -58,7 +62,7 @@ public enum AdminAccess {
     }
 }
 
-/// What the admin template shows: every figure as a label and a value.
+/// What the status page shows: every figure as a label and a value.
 struct StationStatusView: Sendable {
     struct Row: Sendable {
         var id: String
@@ -78,9 +82,9 @@ struct StationStatusView: Sendable {
         refusals: (count: Int, last: LocationRefusal?) = (0, nil),
         peers: [StationPeers.Refusal: Int]? = nil
     ) {
-        let formatter = ISO8601DateFormatter()
-        func time(_ date: Date?) -> String { date.map { formatter.string(from: $0) } ?? "—" }
-        readAt = formatter.string(from: status.readAt)
+        let format = Date.ISO8601FormatStyle()
+        func time(_ date: Date?) -> String { date.map { $0.formatted(format) } ?? "—" }
+        readAt = status.readAt.formatted(format)
         kiosk = [
             Row(id: "visits", label: "Open visits", value: String(openVisits)),
             Row(id: "locationRefusals", label: "GPS refusals since start", value: String(refusals.count)),

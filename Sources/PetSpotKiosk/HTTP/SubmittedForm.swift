@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 
 /// A posted form: its text fields and at most one file.
 public struct SubmittedForm: Sendable, Hashable {
@@ -40,18 +45,54 @@ public enum URLEncodedForm {
 
     /// Encodes `fields` (for tests and redirects).
     public static func encode(_ fields: [(String, String)]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._*")
+        // ASCII letters and digits and `-._*` as they are, a space as `+`, every other UTF-8 byte as `%XX`.
         func escape(_ text: String) -> String {
-            (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "").replacingOccurrences(
-                of: "%20", with: "+")
+            var escaped = ""
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "*"):
+                    escaped.unicodeScalars.append(Unicode.Scalar(byte))
+                case UInt8(ascii: " "): escaped += "+"
+                default:
+                    let hex = Array("0123456789ABCDEF".unicodeScalars)
+                    escaped.unicodeScalars.append(contentsOf: ["%", hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+            }
+            return escaped
         }
         return fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
     }
 
     private static func decode(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        let spaced = String(text.replacing("+", with: " "))
+        return removingPercentEncoding(spaced) ?? spaced
+    }
+
+    /// `%XX` escapes decoded; `nil` when one is malformed or the bytes are not UTF-8 (as Foundation's
+    /// `removingPercentEncoding`).
+    static func removingPercentEncoding(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        func hexValue(_ byte: UInt8?) -> UInt8? {
+            switch byte {
+            case let byte? where (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte): byte - UInt8(ascii: "0")
+            case let byte? where (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte): byte - UInt8(ascii: "a") + 10
+            case let byte? where (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = hexValue(iterator.next()), let low = hexValue(iterator.next()) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 }
 
@@ -63,7 +104,7 @@ public enum MultipartForm {
 
     /// The boundary of a `multipart/form-data; boundary=…` content type.
     public static func boundary(contentType: String) -> String? {
-        let pieces = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let pieces = contentType.split(separator: ";").map { $0.trimmingWhitespace() }
         guard pieces.first?.lowercased() == "multipart/form-data" else { return nil }
         for piece in pieces.dropFirst() where piece.lowercased().hasPrefix("boundary=") {
             var value = piece.dropFirst("boundary=".count)
@@ -109,18 +150,18 @@ public enum MultipartForm {
     static func disposition(_ headers: String) -> (name: String?, fileName: String?)? {
         for line in headers.split(separator: "\r\n") {
             let pair = line.split(separator: ":", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-disposition"
+            guard pair.count == 2, pair[0].trimmingWhitespace().lowercased() == "content-disposition"
             else { continue }
             var name: String?
             var fileName: String?
             for parameter in pair[1].split(separator: ";").dropFirst() {
                 let keyValue = parameter.split(separator: "=", maxSplits: 1)
                 guard keyValue.count == 2 else { continue }
-                var value = keyValue[1].trimmingCharacters(in: .whitespaces)
+                var value = keyValue[1].trimmingWhitespace()
                 if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
-                    value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+                    value = String(value.dropFirst().dropLast()).replacing("\\\"", with: "\"")
                 }
-                switch keyValue[0].trimmingCharacters(in: .whitespaces).lowercased() {
+                switch keyValue[0].trimmingWhitespace().lowercased() {
                 case "name": name = value
                 case "filename": fileName = value
                 default: break

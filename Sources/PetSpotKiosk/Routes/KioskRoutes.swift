@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 import Hummingbird
 import Logging
 import NIOPosix
@@ -344,7 +349,7 @@ struct KioskRoutes: Sendable {
     /// Puts the posted step 2 fields into the visit (no validation; Back keeps them too).
     static func applyDetails(_ form: SubmittedForm, to visit: inout Visit) {
         let previous = visit.flow.details.description
-        visit.dateText = String(form["date"].trimmingCharacters(in: .whitespaces).prefix(10))
+        visit.dateText = String(form["date"].trimmingWhitespace().prefix(10))
         var description = visit.flow.details.description
         description.date = CalendarDate(iso: visit.dateText)
         description.species = Species(rawValue: form["species"])
@@ -527,13 +532,18 @@ struct KioskRoutes: Sendable {
 
     /// A short reference for the thank-you page: `PS-` and the report id's first 8 hex digits.
     static func reference(_ id: UUID) -> String {
-        "PS-" + id.uuidString.replacingOccurrences(of: "-", with: "").prefix(8).uppercased()
+        "PS-" + id.uuidString.replacing("-", with: "").prefix(8).uppercased()
     }
 
     /// The file name to show: its last path component, printable, at most 80 characters.
     static func displayName(_ name: String) -> String {
         let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let printable = String(last.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) })
+        let printable = String(
+            String.UnicodeScalarView(
+                last.unicodeScalars.filter {
+                    // Foundation's controlCharacters: the Cc and Cf categories.
+                    ![.control, .format].contains($0.properties.generalCategory)
+                }))
         return printable.isEmpty ? "photo" : String(printable.prefix(80))
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotKioskConfiguration
 
 /// Every text the kiosk shows, in one language. Templates read these by
@@ -184,7 +188,7 @@ extension String {
     /// This text with each `{name}` replaced by its value.
     func filling(_ values: [String: String]) -> String {
         var text = self
-        for (name, value) in values { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
+        for (name, value) in values { text = text.replacing("{\(name)}", with: value) }
         return text
     }
 

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 import PetSpotKioskConfiguration
 import PetSpotLocation
 import PetSpotReport
@@ -294,6 +299,6 @@ public struct PageBuilder: Sendable {
     /// "840 KB", "2.4 MB".
     public static func byteSize(_ bytes: Int) -> String {
         if bytes < 1_048_576 { return "\(max(1, Int((Double(bytes) / 1024).rounded()))) KB" }
-        return String(format: "%.1f MB", Double(bytes) / 1_048_576)
+        return String(cFormat: "%.1f MB", Double(bytes) / 1_048_576)
     }
 }

@@ -1,53 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Hummingbird
-import Mustache
 import PetSpotKioskConfiguration
 
-/// The page templates and static files, loaded once at start from the
-/// module's resources, and the HTML answers built from them.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The kiosk's static files (style sheet, script), loaded once at start,
+/// and the HTML answers built from the pages (``PageHTML``).
 public struct PageRenderer: Sendable {
-    /// The templates (`Resources/templates/*.mustache`).
-    public let library: MustacheLibrary
     /// `/static/NAME` → bytes and content type.
     let staticFiles: [String: (bytes: ByteBuffer, contentType: String)]
 
-    /// Loads the templates and static files: installed ones
-    /// (`<executable's directory>/../share/petspot-kiosk`, e.g. `/usr/share/petspot-kiosk`
-    /// from the package) when present, else the module's resources (a build tree).
-    /// - Throws: when a template does not parse or a resource is missing.
+    /// Loads the static files: installed ones (`<executable's directory>/../share/petspot-kiosk`,
+    /// e.g. `/usr/share/petspot-kiosk` from the package) when present, else the source tree's
+    /// `Sources/PetSpotKiosk/Resources` (a build tree, the tests).
+    /// - Throws: when a file is missing.
     public static func load() async throws -> PageRenderer {
-        let installed = Bundle.main.executableURL?.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/petspot-kiosk", isDirectory: true)
-        if let installed,
-            FileManager.default.fileExists(atPath: installed.appendingPathComponent("templates/page.mustache").path)
-        {
+        if let installed = installedDirectory() {
             return try await load(directory: installed)
         }
-        guard let root = Bundle.module.url(forResource: "Resources", withExtension: nil) else {
-            throw KioskResourceError(detail: "the module's resources are missing")
-        }
-        return try await load(directory: root)
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources", isDirectory: true)
+        return try await load(directory: source)
     }
 
-    /// Loads templates from `directory/templates` and static files from `directory/static`.
+    /// `<directory of the running executable>/../share/petspot-kiosk` when it holds the static files.
+    static func installedDirectory() -> URL? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let executable = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let directory = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/petspot-kiosk", isDirectory: true)
+        let marker = directory.appendingPathComponent("static/kiosk.css").path
+        return FileManager.default.fileExists(atPath: marker) ? directory : nil
+    }
+
+    /// Loads the static files from `directory/static`.
     public static func load(directory: URL) async throws -> PageRenderer {
-        let library = try await MustacheLibrary(directory: directory.appendingPathComponent("templates").path)
-        guard library.getTemplate(named: "page") != nil else {
-            throw KioskResourceError(detail: "no page template in \(directory.path)/templates")
-        }
         var files: [String: (ByteBuffer, String)] = [:]
         for (name, type) in [
             ("kiosk.css", "text/css; charset=utf-8"), ("kiosk.js", "text/javascript; charset=utf-8"),
         ] {
-            let data = try Data(contentsOf: directory.appendingPathComponent("static/\(name)"))
+            let path = directory.appendingPathComponent("static/\(name)").path
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw KioskResourceError(detail: "cannot read \(path)")
+            }
             files[name] = (ByteBuffer(bytes: data), type)
         }
-        return PageRenderer(library: library, staticFiles: files)
+        return PageRenderer(staticFiles: files)
     }
 
     /// The page as HTML.
     public func html(_ page: PageView) -> String {
-        library.render(page, withTemplate: "page") ?? ""
+        PageHTML.page(page).text
     }
 
     /// The page as an answer.

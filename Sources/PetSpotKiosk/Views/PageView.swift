@@ -1,7 +1,6 @@
-import Mustache
 import PetSpotKioskConfiguration
 
-/// Everything a page shows, as plain values: the templates hold no logic
+/// Everything a page shows, as plain values: ``PageHTML`` holds no logic
 /// beyond "show this part" and "repeat this", and tests can build these
 /// directly.
 public struct PageView: Sendable {
@@ -234,24 +233,5 @@ public struct FieldView: Sendable {
     static func replacingAction(of id: String, with suffix: String) -> String {
         guard let dot = id.lastIndex(of: ".") else { return "\(id).\(suffix)" }
         return "\(id[..<dot]).\(suffix)"
-    }
-}
-
-extension FieldView: MustacheParent {
-    /// Stored properties by name, plus the derived ids (Mirror sees stored properties only).
-    public func child(named name: String) -> Any? {
-        switch name {
-        case "invalid": return invalid
-        case "errorID": return errorID
-        case "hintID": return hintID
-        case "describedBy": return describedBy
-        default:
-            guard let value = Mirror(reflecting: self).children.first(where: { $0.label == name })?.value else {
-                return nil
-            }
-            let mirror = Mirror(reflecting: value)
-            guard mirror.displayStyle == .optional else { return value }
-            return mirror.children.first?.value
-        }
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotLocation
 import PetSpotOutbox
 
@@ -68,9 +72,7 @@ enum OutboxListing {
     }
 
     static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle())
     }
 
     static func time(_ date: Date, now: Date) -> String {

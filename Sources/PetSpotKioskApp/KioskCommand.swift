@@ -4,7 +4,11 @@ import Glibc
 import Musl
 #endif
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Hummingbird
 import Logging
 import PetSpotConfiguration
@@ -19,7 +23,6 @@ import PetSpotReport
 import ServiceLifecycle
 
 /// `petspot-kiosk`: the kiosk station's web app (SPEC §7 "The kiosk station").
-@main
 struct KioskCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "petspot-kiosk",
@@ -74,7 +77,7 @@ struct KioskCommand: AsyncParsableCommand {
         do {
             configuration = try KioskConfigurationLoader.load(path: config)
         } catch {
-            FileHandle.standardError.write(Data("petspot-kiosk: invalid configuration\n\(error.description)\n".utf8))
+            StandardStreams.writeError("petspot-kiosk: invalid configuration\n\(error.description)\n")
             throw ExitCode(1)
         }
         if let listen, let (host, port) = Self.hostAndPort(listen) {
@@ -188,7 +191,7 @@ extension KioskConfiguration {
             return value == value.rounded() ? String(Int(value)) : String(value)
         }
         func quoted(_ text: String) -> String {
-            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
         }
         let host = kiosk.host.contains(":") ? "[\(kiosk.host)]" : kiosk.host
         var lines = [

@@ -4,7 +4,11 @@ import Glibc
 import Musl
 #endif
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PetSpotKioskConfiguration
 import PetSpotOutbox
 

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
@@ -7,22 +12,22 @@ import PetSpotProtocol
 enum Output {
     /// A line for the person at the terminal, on standard error (standard output stays data).
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data("petspot-location: \(text)\n".utf8))
+        StandardStreams.writeError("petspot-location: \(text)\n")
     }
 
     static func describe(_ fix: LocationFix) -> String {
         var lines: [String] = []
-        var first = String(format: "%.6f, %.6f", fix.coordinate.latitude, fix.coordinate.longitude)
-        if let accuracy = fix.horizontalAccuracy { first += String(format: " ±%.0f m", accuracy) }
+        var first = String(cFormat: "%.6f, %.6f", fix.coordinate.latitude, fix.coordinate.longitude)
+        if let accuracy = fix.horizontalAccuracy { first += String(cFormat: " ±%.0f m", accuracy) }
         first += " (\(fix.mode == .threeD ? "3D" : "2D"), \(fix.source.rawValue)"
-        first += String(format: ", %.1f s old", fix.age())
+        first += String(cFormat: ", %.1f s old", fix.age())
         if fix.accuracy == .reduced { first += ", reduced accuracy" }
         first += ")"
         lines.append(first)
         var details: [String] = []
-        if let altitude = fix.altitude { details.append(String(format: "altitude %.1f m", altitude)) }
-        if let speed = fix.speed { details.append(String(format: "speed %.1f m/s", speed)) }
-        if let course = fix.course { details.append(String(format: "course %.0f°", course)) }
+        if let altitude = fix.altitude { details.append(String(cFormat: "altitude %.1f m", altitude)) }
+        if let speed = fix.speed { details.append(String(cFormat: "speed %.1f m/s", speed)) }
+        if let course = fix.course { details.append(String(cFormat: "course %.0f°", course)) }
         if !details.isEmpty { lines.append(details.joined(separator: ", ")) }
         if let timestamp = fix.timestamp { lines.append("receiver time \(timestamp.iso8601)") }
         return lines.joined(separator: "\n")

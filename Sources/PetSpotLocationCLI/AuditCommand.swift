@@ -1,5 +1,10 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 import PetSpotJSON
 import PetSpotLocation
 
@@ -35,7 +40,7 @@ struct AuditCommand: ParsableCommand {
             throw CLIExit(
                 code: CLIExit.usage,
                 message:
-                    "petspot-location: cannot read the audit log \(file): \((error as NSError).localizedDescription)")
+                    "petspot-location: cannot read the audit log \(file): \(ErrorText.describe(error))")
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if json {

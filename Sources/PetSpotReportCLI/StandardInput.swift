@@ -1,12 +1,21 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+import PetSpotPOSIX
 
 /// Reads standard input line by line without blocking Swift concurrency's
-/// threads: each read happens on its own thread.
+/// threads: each read happens on a dispatch queue of its own.
 enum StandardInput {
+    /// The thread the reads block (one at a time, in order).
+    private static let reader = DispatchQueue(label: "petspot-report.stdin")
+
     /// The next line without its newline, or `nil` at end of input.
     static func nextLine() async -> String? {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            reader.async {
                 continuation.resume(returning: readLine(strippingNewline: true))
             }
         }
@@ -14,11 +23,11 @@ enum StandardInput {
 
     /// Writes `text` to standard output at once (no buffering, so prompts show).
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.writeOutput(text)
     }
 
     /// Writes `text` and a newline to standard error.
     static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.writeError(text + "\n")
     }
 }

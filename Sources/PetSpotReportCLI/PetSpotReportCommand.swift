@@ -1,7 +1,6 @@
 import ArgumentParser
 
 /// `petspot-report`: report-form tools for PetSpot kiosks.
-@main
 struct PetSpotReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "petspot-report",

@@ -1,9 +1,21 @@
 import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PetSpotPOSIX
 import PetSpotLocation
 
 /// `petspot-location`: ask the PetSpot location daemon where this device is.
-@main
 struct PetSpotLocationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "petspot-location",
@@ -43,17 +55,22 @@ struct PetSpotLocationCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let exit as CLIExit {
-            if !exit.message.isEmpty { FileHandle.standardError.write(Data((exit.message + "\n").utf8)) }
-            Foundation.exit(exit.code)
+            if !exit.message.isEmpty { StandardStreams.writeError(exit.message + "\n") }
+            terminate(exit.code)
         } catch {
             // ArgumentParser: help and version exit 0, everything else is a usage error (1).
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))
-                Foundation.exit(0)
+                terminate(0)
             }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(1)
+            StandardStreams.writeError(fullMessage(for: error) + "\n")
+            terminate(1)
         }
     }
+}
+
+/// The process's end with `code` (C's `exit`: a command's own `exit` is ArgumentParser's).
+private func terminate(_ code: Int32) -> Never {
+    exit(code)
 }

@@ -1,0 +1,3 @@
+import PetSpotKioskApp
+
+await PetSpotKioskProgram.main()

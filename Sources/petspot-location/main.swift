@@ -1,0 +1,3 @@
+import PetSpotLocationCLI
+
+await PetSpotLocationProgram.main()

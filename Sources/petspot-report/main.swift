@@ -1,0 +1,3 @@
+import PetSpotReportCLI
+
+await PetSpotReportProgram.main()
