@@ -1,6 +1,7 @@
 # petspot-location: build, install and package.
 #
-#   make build            release binaries (Swift runtime linked statically)
+#   make build            release binaries (Swift runtime linked statically); SCRATCH=DIR builds in DIR
+#                         (default .build)
 #   make install          into $(DESTDIR)$(PREFIX) (PREFIX=/usr/local by default)
 #   make deb              dist/petspot-location_VERSION_ARCH.deb (dpkg-deb)
 #   make check-ops        systemd-analyze exposure + deb + lintian (scripts/check-ops)
@@ -16,11 +17,13 @@ TMPFILESDIR ?= /usr/lib/tmpfiles.d
 MANDIR     ?= $(PREFIX)/share/man
 INSTALL    ?= install
 
-SWIFT_RELEASE_FLAGS = -c release --static-swift-stdlib
+SCRATCH    ?= .build
+SWIFT_RELEASE_FLAGS = -c release --static-swift-stdlib --scratch-path $(SCRATCH)
+# The programs: the daemon, and the clients' multi-call binary (`petspot`) under each name.
 PRODUCTS = petspot-locationd petspot-location petspot-report petspot-kiosk
 DATADIR    ?= $(PREFIX)/share
-BIN_DIR = .build/release
-MAN_DIR = .build/man
+BIN_DIR = $(SCRATCH)/release
+MAN_DIR = $(SCRATCH)/man
 
 .PHONY: all build man install uninstall deb check-ops clean
 
@@ -34,7 +37,10 @@ man: build
 
 install: build man
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
-	for p in $(PRODUCTS); do $(INSTALL) -m 0755 $(BIN_DIR)/$$p $(DESTDIR)$(BINDIR)/$$p; done
+	# The daemon; the clients' multi-call binary once, as petspot-location, hard-linked under the other names.
+	$(INSTALL) -m 0755 $(BIN_DIR)/petspot-locationd $(DESTDIR)$(BINDIR)/petspot-locationd
+	$(INSTALL) -m 0755 $(BIN_DIR)/petspot $(DESTDIR)$(BINDIR)/petspot-location
+	for p in petspot-report petspot-kiosk; do ln -f $(DESTDIR)$(BINDIR)/petspot-location $(DESTDIR)$(BINDIR)/$$p; done
 	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
 	sed 's|/usr/bin/petspot-locationd|$(BINDIR)/petspot-locationd|; s|/etc/petspot/|$(SYSCONFDIR)/petspot/|g' \
 		systemd/petspot-locationd.service > $(DESTDIR)$(UNITDIR)/petspot-locationd.service
@@ -45,9 +51,8 @@ install: build man
 	chmod 0644 $(DESTDIR)$(UNITDIR)/petspot-kiosk.service
 	$(INSTALL) -m 0644 systemd/petspot-kiosk-browser.service $(DESTDIR)$(UNITDIR)/
 	$(INSTALL) -m 0644 systemd/petspot-kiosk.sysusers $(DESTDIR)$(SYSUSERSDIR)/petspot-kiosk.conf
-	# The kiosk's templates and static files (found next to ../share/petspot-kiosk from the binary).
-	$(INSTALL) -d $(DESTDIR)$(DATADIR)/petspot-kiosk/templates $(DESTDIR)$(DATADIR)/petspot-kiosk/static
-	$(INSTALL) -m 0644 Sources/PetSpotKiosk/Resources/templates/*.mustache $(DESTDIR)$(DATADIR)/petspot-kiosk/templates/
+	# The kiosk's static files (found next to ../share/petspot-kiosk from the binary).
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/petspot-kiosk/static
 	$(INSTALL) -m 0644 Sources/PetSpotKiosk/Resources/static/* $(DESTDIR)$(DATADIR)/petspot-kiosk/static/
 	$(INSTALL) -m 0644 systemd/petspot-locationd.sysusers $(DESTDIR)$(SYSUSERSDIR)/petspot-locationd.conf
 	$(INSTALL) -m 0644 systemd/petspot-locationd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/petspot-locationd.conf
