@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// The sender's time: when attempts are due and waiting for them. Injected
 /// so that tests can run hours of backoff in seconds.

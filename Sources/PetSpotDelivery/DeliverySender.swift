@@ -1,9 +1,5 @@
 import AsyncHTTPClient
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import PetSpotPOSIX
 import Logging
 import Metrics

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import PetSpotPOSIX
 
 /// What one answer of the backend means for a report (SPEC §8).

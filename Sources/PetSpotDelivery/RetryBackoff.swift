@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Capped exponential backoff with jitter: attempt n waits a random time
 /// in [d/2, d] where d = min(cap, initial × 2^(n-1)).

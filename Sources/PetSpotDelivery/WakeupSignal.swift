@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import Synchronization
 
 /// Wakes waiting sender workers early: a report was queued, or another

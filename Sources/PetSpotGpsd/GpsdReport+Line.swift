@@ -1,11 +1,7 @@
 import CLibGPS
 import PetSpotJSON
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 extension GpsdReport {
     /// Why a gpsd line gave no report.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PetSpotPOSIX
 
 /// Who is at the other end of a loopback connection to "gpsd".

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The gpsd reader's own thread: libgps calls block, so they never run on
 /// an event loop or the concurrency pool. A plain detached POSIX thread

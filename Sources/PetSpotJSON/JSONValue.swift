@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A JSON document as a value tree, for protocols whose shape is checked by
 /// hand (JSON-RPC parameters, scenario files) so every error can name the

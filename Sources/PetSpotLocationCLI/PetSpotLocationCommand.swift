@@ -1,17 +1,7 @@
 import ArgumentParser
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import PetSpotPOSIX
 import PetSpotLocation
 

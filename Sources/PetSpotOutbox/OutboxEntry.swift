@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// One report as the operator sees it: states, times and errors, no
 /// personal data (no contact, no position, no photo).

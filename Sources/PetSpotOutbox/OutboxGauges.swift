@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import Metrics
 
 /// The outbox's figures for the station's metrics file, read from the

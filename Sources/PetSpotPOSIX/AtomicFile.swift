@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Crash-safe file replacement: write a temporary file in the same
 /// directory, fsync it, rename it over the target, fsync the directory.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Reading a small file whole, with a bound: procfs files report size 0, so
 /// they are read until the end; a file longer than the bound is cut there

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension String {
     /// `format` filled by C's `printf` rules (`"%.6f"`, `"%.1f MB"`): what

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Writing a whole buffer to a file descriptor: short writes continued,
 /// `EINTR` retried, any other failure thrown.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A system call that failed: which one, and its `errno`.
 public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,10 +1,6 @@
 import CSockDiag
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The user who owns the other end of a TCP connection on this machine, as
 /// the kernel knows it (`NETLINK_SOCK_DIAG`, what `ss -e` shows): for a

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// An `AF_UNIX` socket address: a file system path or a Linux
 /// abstract-namespace name, checked to fit `sun_path` (108 bytes).

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Names and ids from the system's user and group databases (NSS: files,
 /// LDAP, SSSD, ...). The reentrant calls with a buffer grown on `ERANGE`, up

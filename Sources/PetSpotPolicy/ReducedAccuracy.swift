@@ -1,10 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 public import PetSpotLocation
 
 /// Reduced-accuracy positions: snapping to the centre of a fixed grid cell.

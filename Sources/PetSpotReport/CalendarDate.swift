@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A day on the calendar (no time, no time zone): the disappearance or
 /// finding date of a report.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// What the PetSpot backend receives for a found-pet report: the
 /// `announcement` part of `POST /announcements` (SPEC §8).

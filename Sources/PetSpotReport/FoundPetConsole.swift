@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import PetSpotLocation
 
 /// The found-pet flow as a line-by-line terminal conversation (the kiosk's

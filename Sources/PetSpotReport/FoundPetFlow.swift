@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// The three steps of reporting a found pet, in order.
 public enum FoundPetStep: Int, Sendable, Hashable, CaseIterable, Comparable {

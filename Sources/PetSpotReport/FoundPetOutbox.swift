@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import PetSpotPOSIX
 
 /// The directory finished reports are written to, for a sender to pick up.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Where a finished found-pet report goes: a plain directory
 /// (``FoundPetOutbox``) or the station's delivery queue (`PetSpotOutbox`).

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A photo held in the draft cache.
 public struct PhotoDraft: Sendable, Hashable {

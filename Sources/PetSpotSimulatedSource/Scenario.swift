@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import PetSpotLocation
 
 /// A script for the simulated source and the mock: fixes, no-fix periods,

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Sockets passed by systemd socket activation (`sd_listen_fds(3)`):
 /// `LISTEN_FDS` descriptors starting at 3, meant for the process whose id is

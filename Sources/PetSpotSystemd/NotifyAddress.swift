@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PetSpotPOSIX
 
 /// Where `sd_notify(3)` messages go: the `NOTIFY_SOCKET` address systemd

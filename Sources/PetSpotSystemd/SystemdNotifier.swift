@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PetSpotPOSIX
 
 /// Sends service state to systemd: the `sd_notify(3)` protocol implemented

@@ -4,13 +4,7 @@ import PetSpotLocationCLI
 import PetSpotPOSIX
 import PetSpotReportCLI
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // The three client programs in one binary, so that they share one copy of
 // the Swift runtime, Foundation's essentials, NIO and the rest: the Debian

@@ -1,9 +1,7 @@
 import PetSpotPOSIX
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `TCPConnectionOwner`: the kernel's owner of a loopback TCP peer, with real sockets.
 @Suite("TCP connection owner (sock_diag)")

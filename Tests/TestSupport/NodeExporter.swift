@@ -1,8 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A free TCP port on loopback (bound, read, closed: another process may take it first, rarely).
 public func freeLoopbackPort() -> Int {

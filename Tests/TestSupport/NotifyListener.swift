@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 
 /// A stand-in for systemd's notification socket: an `AF_UNIX` datagram

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 
 /// A blocking Unix-socket client for tests that must send exactly the bytes

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 
 /// The socket floor: the least a server can do per request on this box.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 
 /// Starts the release petspot-locationd on a temporary configuration: a

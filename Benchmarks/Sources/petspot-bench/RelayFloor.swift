@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 
 /// The watch path's floor: the least any relay between gpsd and its

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PetSpotPOSIX
 
 /// A directory the daemon keeps state in (remembered decisions, the audit

@@ -1,13 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import PetSpotPOSIX
 
 /// Preparing and cleaning up the socket file: refuse to steal a live

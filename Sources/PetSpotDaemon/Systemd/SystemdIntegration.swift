@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 public import PetSpotSystemd
 
 /// What systemd handed the daemon: where to send state notifications, the

@@ -6,11 +6,7 @@ import NIOCore
 import PetSpotPOSIX
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Who may use the kiosk, decided per connection before anything is read
 /// from it (SPEC §7 "kiosk peers").

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import PetSpotKioskConfiguration
 
 /// Every text the kiosk shows, in one language. Templates read these by

@@ -1,16 +1,8 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 import Hummingbird
 import PetSpotKioskConfiguration
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The kiosk's static files (style sheet, script), loaded once at start,
 /// and the HTML answers built from the pages (``PageHTML``).

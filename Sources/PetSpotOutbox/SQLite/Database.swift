@@ -1,10 +1,6 @@
 import CSQLite
 
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// One SQLite connection (Debian's libsqlite3): statements, transactions,
 /// the WAL checkpoint. Not thread-safe by itself: ``DatabaseQueue`` owns it

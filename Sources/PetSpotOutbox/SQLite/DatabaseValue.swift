@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A value as SQLite stores it.
 enum DatabaseValue: Sendable, Hashable {
