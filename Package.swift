@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "PetSpotMetricsFile",
             dependencies: [
-                "PetSpotPOSIX", logging, .product(name: "Metrics", package: "swift-metrics"),
+                "PetSpotLocation", "PetSpotPOSIX", logging, .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -104,7 +104,11 @@ public final class WatchFanOut: Service, Sendable {
             if let authorizationChanges {
                 let changes = await authorizationChanges()
                 group.addTask {
-                    for await _ in changes.cancelOnGracefulShutdown() { await self.recheckAll() }
+                    // Not `cancelOnGracefulShutdown()` on the sequence: its
+                    // merge starts an unstructured task on Swift's global pool.
+                    await cancelWhenGracefulShutdown {
+                        for await _ in changes { await self.recheckAll() }
+                    }
                 }
             }
             try? await gracefulShutdown()
