@@ -23,6 +23,21 @@ import Synchronization
 /// getting its answer. The answer limit starts at the write, so a request
 /// whose connection was slow to open is still sent, and "no answer" always
 /// means the daemon was asked.
+///
+/// Why an actor, unlike the daemon (a class over a `Mutex` where nothing
+/// waits): work here waits under exclusion. Opening the connection is
+/// awaited by every request that comes meanwhile (one client, one
+/// connection), and a request's entry must be in place before its line is
+/// written and its answer can come. Its tasks, each with an owner:
+/// - one **reader** per connection (``Link/reader``): reads the daemon's
+///   lines until the connection ends; cancelled when the connection goes;
+/// - the **connect attempt** (`connecting`), awaited by the requests that
+///   wait for it, and cleared when it ends;
+/// - one **errand runner** (`errandRunner`), for what is asked of the actor
+///   from outside it with no one to wait for the result (a cancelled
+///   caller's request forgotten, a subscription unwatched when its stream
+///   ends or its late answer comes): a stream of ``Errand``s that it runs in
+///   order; it ends with the connection object (deinit finishes the stream).
 actor DaemonConnection {
     /// A request sent, or being sent, and not answered yet.
     private struct Pending {
@@ -49,6 +64,22 @@ actor DaemonConnection {
         var number: Int
     }
 
+    /// What the actor is asked to do from outside it, run by the errand runner.
+    private enum Errand: Sendable {
+        /// A request's caller stopped waiting (its task was cancelled).
+        case forget(Int)
+        /// A subscription's stream ended: unwatch it.
+        case unwatch(SubscriptionKey)
+        /// A forgotten watch was answered late: end the subscription it opened.
+        case sendUnwatch(Int, link: Int)
+    }
+
+    /// Where errands are posted, from any thread.
+    private nonisolated let errands: AsyncStream<Errand>.Continuation
+    private let postedErrands: AsyncStream<Errand>
+    /// Runs the errands, started with the first request.
+    private var errandRunner: Task<Void, Never>?
+
     /// What a request whose caller stopped waiting ends with.
     static let cancelled = LocationError.daemonUnreachable("cancelled")
 
@@ -73,9 +104,34 @@ actor DaemonConnection {
     /// ``abandonedWatches`` on a connection that lives on.
     static let maxAbandonedWatches = 32
 
-    init(socketPath: String) { self.socketPath = socketPath }
+    init(socketPath: String) {
+        self.socketPath = socketPath
+        (postedErrands, errands) = AsyncStream.makeStream(of: Errand.self)
+    }
 
-    deinit { link?.reader.cancel() }
+    deinit {
+        errands.finish()
+        link?.reader.cancel()
+    }
+
+    /// Starts the errand runner, once.
+    private func runErrands() {
+        guard errandRunner == nil else { return }
+        errandRunner = Task { [weak self, postedErrands] in
+            for await errand in postedErrands {
+                guard let self else { return }
+                await self.run(errand)
+            }
+        }
+    }
+
+    private func run(_ errand: Errand) async {
+        switch errand {
+        case .forget(let id): forget(id)
+        case .unwatch(let key): await unwatch(key)
+        case .sendUnwatch(let number, let link): await sendUnwatch(number, on: link)
+        }
+    }
 
     /// How long a request may take to reach the daemon, and how long its
     /// answer may then take. The two are counted apart: the answer limit
@@ -125,6 +181,7 @@ actor DaemonConnection {
     private func request(
         _ method: RPCMethod, params: JSONValue?, watch: WatchStream?, within limits: Limits
     ) async -> Result<JSONValue, LocationError> {
+        runErrands()
         nextID += 1
         let id = nextID
         let socketPath = self.socketPath
@@ -164,7 +221,7 @@ actor DaemonConnection {
                 pending[id]?.waiter = waiter
             }
         } onCancel: {
-            Task { await self.forget(id) }
+            errands.yield(.forget(id))
         }
     }
 
@@ -330,7 +387,7 @@ actor DaemonConnection {
             if case .success(let result) = outcome, case .number(let raw)? = result["subscription"],
                 let number = Int(exactly: raw)
             {
-                Task { await self.sendUnwatch(number, on: watchLink) }
+                errands.yield(.sendUnwatch(number, link: watchLink))
             }
             return
         }
@@ -342,7 +399,8 @@ actor DaemonConnection {
                 if case .number(let raw)? = result["subscription"], let number = Int(exactly: raw) {
                     let key = SubscriptionKey(link: serial, number: number)
                     subscriptions[key] = watch.continuation
-                    watch.subscribed { [weak self] in Task { await self?.unwatch(key) } }
+                    let errands = self.errands
+                    watch.subscribed { errands.yield(.unwatch(key)) }
                 } else {
                     let error = LocationError.internalError("watch answered without a subscription")
                     outcome = .failure(error)
