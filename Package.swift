@@ -158,7 +158,7 @@ let package = Package(
         // MARK: Kiosk: configuration, report outbox, delivery to the backend (SPEC §8)
         .target(
             name: "PetSpotKioskConfiguration",
-            dependencies: ["PetSpotConfiguration"],
+            dependencies: ["PetSpotConfiguration", "PetSpotLocation"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -18,7 +18,9 @@ package enum SourceFactory {
     /// - Parameter sleeper: where the source's waits are timed: the daemon's
     ///   event loops (``Sleeper/eventLoops(_:)``), so that no timer of the
     ///   source reaches Swift's global pool.
-    package static func make(_ settings: SourceSettings, logger: Logger, sleeper: Sleeper = .eventLoops()) throws -> DaemonSource {
+    package static func make(
+        _ settings: SourceSettings, logger: Logger, sleeper: Sleeper = .eventLoops()
+    ) throws -> DaemonSource {
         let fallback = try settings.fallback.map { _ in try staticPosition(settings).fallback }
         switch settings.kind {
         case .static:

@@ -1,4 +1,5 @@
 public import PetSpotConfiguration
+import PetSpotLocation
 
 /// The kiosk station's configuration (`config/kiosk.toml`): the web UI, the
 /// location daemon it asks, the report outbox, and delivery to the backend.
@@ -101,7 +102,7 @@ public struct KioskSettings: Sendable, Hashable {
 /// `[location]`: the location daemon.
 public struct KioskLocationSettings: Sendable, Hashable {
     /// `socket`: default `/run/petspot/locationd.sock`.
-    public var socket = "/run/petspot/locationd.sock"
+    public var socket = DaemonSocket.defaultPath
     /// `gps_timeout`: default 10 s (1-300).
     public var gpsTimeout: Duration = .seconds(10)
 
