@@ -158,7 +158,7 @@ let package = Package(
         // MARK: Kiosk: configuration, report outbox, delivery to the backend (SPEC §8)
         .target(
             name: "PetSpotKioskConfiguration",
-            dependencies: ["PetSpotConfiguration", "PetSpotLocation"],
+            dependencies: ["PetSpotConfiguration", "PetSpotDelivery", "PetSpotLocation"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "PetSpotDelivery",
             dependencies: [
-                "PetSpotOutbox", "PetSpotKioskConfiguration", "PetSpotPOSIX", "PetSpotLocation", logging,
+                "PetSpotOutbox", "PetSpotPOSIX", "PetSpotLocation", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -385,7 +385,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotKioskConfigurationTests",
-            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration"],
+            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotDelivery"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

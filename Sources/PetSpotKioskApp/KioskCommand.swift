@@ -125,7 +125,7 @@ struct KioskCommand: AsyncParsableCommand {
             if BearerToken.isWorldReadable(delivery.tokenFile) {
                 logger.warning("the token file \(delivery.tokenFile) is readable by every user: chmod 0640 it")
             }
-            services.append(DeliverySender(outbox: outbox, configuration: .init(delivery), logger: logger))
+            services.append(DeliverySender(outbox: outbox, settings: delivery, logger: logger))
         } else {
             logger.notice("no [delivery] table: reports are queued in the outbox and not sent")
         }
