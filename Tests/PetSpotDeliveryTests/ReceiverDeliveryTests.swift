@@ -228,7 +228,9 @@ struct ReceiverDeliveryTests {
         let reports = try await harness.enqueue(5)
         // Real settings (2 s doubling to 5 min), on a clock 60 times faster: 5 minutes pass in 5 s.
         let clock = ScaledClock(factor: 60)
-        let sender = harness.sender(harness.configuration(timeout: .seconds(1), retryInitial: .seconds(2), retryMax: .seconds(300)), clock: clock)
+        let sender = harness.sender(
+            harness.configuration(timeout: .seconds(1), retryInitial: .seconds(2), retryMax: .seconds(300)),
+            clock: clock)
         let start = clock.now
         let running = Task { try await sender.run() }
         defer { running.cancel() }
@@ -261,7 +263,8 @@ struct ReceiverDeliveryTests {
             {"sequence": [{"do": "garbage"}, {"do": "redirect", "location": "\(elsewhere)"}, {"do": "huge"}]}
             """)
         let report = try await harness.enqueue(1)[0]
-        let sender = harness.sender(harness.configuration(timeout: .seconds(10), retryInitial: .milliseconds(50), retryMax: .milliseconds(50)))
+        let sender = harness.sender(
+            harness.configuration(timeout: .seconds(10), retryInitial: .milliseconds(50), retryMax: .milliseconds(50)))
         let started = Date()
         let result = try await sender.drain(within: 30)
         #expect(result.undelivered == 0)
@@ -310,7 +313,8 @@ struct ReceiverDeliveryTests {
         let reports = try await harness.enqueue(2)
         try FileManager.default.removeItem(atPath: harness.tokenFile)
         // One attempt each: the retry is due past the pass's end, so the pass ends after it (not at a clock).
-        _ = try await harness.sender(harness.configuration(retryInitial: .seconds(120), retryMax: .seconds(120))).drain(within: 60)
+        _ = try await harness.sender(harness.configuration(retryInitial: .seconds(120), retryMax: .seconds(120))).drain(
+            within: 60)
         var entries = try await harness.entries()
         #expect(entries[reports[0].key]?.state == .pending)
         #expect(entries[reports[0].key]?.lastError?.contains("cannot read the token file") == true)
