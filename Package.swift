@@ -101,7 +101,8 @@ let package = Package(
         .target(
             name: "PetSpotConfiguration",
             dependencies: [
-                "PetSpotLocation", "PetSpotPolicy", "PetSpotPOSIX", .product(name: "TOMLKit", package: "TOMLKit"),
+                "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotPOSIX",
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import PetSpotJSON
 import PetSpotLocation
 
 /// Writes TOML text line by line: the one renderer of both programs'
@@ -37,23 +38,13 @@ public struct TOMLWriter: Sendable {
     /// `# line`.
     public mutating func comment(_ line: String) { text += "# \(line)\n" }
 
-    /// A TOML basic string.
+    /// A TOML basic string: JSON's string literal (``JSONValue/writeString(_:into:)``,
+    /// which escapes quotes, backslashes and every control character), which
+    /// TOML reads back as the same string. One escaper for both formats.
     public static func quote(_ value: String) -> String {
-        var result = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        var result = ""
+        JSONValue.writeString(value, into: &result)
+        return result
     }
 
     /// An array of quoted strings.
