@@ -35,9 +35,9 @@ import TestSupport
     /// The switches of `pid`'s threads over `seconds` of nothing happening,
     /// one entry per thread that switched (a thread born in the window
     /// counts all of its switches).
-    static func wakeUps(of pid: Int32, over seconds: UInt32) -> [String] {
+    static func wakeUps(of pid: Int32, over seconds: Int) async throws -> [String] {
         let before = switches(of: pid)
-        sleep(seconds)  // the window measured: nothing is awaited here
+        try await Task.sleep(for: .seconds(seconds))  // the window measured: nothing is awaited here
         return switches(of: pid).compactMap { task, after in
             let delta = after.count - (before[task]?.count ?? 0)
             return delta > 0 ? "\(after.name) (\(task)): \(delta)" : nil
@@ -58,7 +58,7 @@ import TestSupport
     }
 
     @Test("a static-source daemon that has served every kind of request then sleeps: 0 wake-ups in 5 s")
-    func staticSourceSleepsWhenIdle() throws {
+    func staticSourceSleepsWhenIdle() async throws {
         let daemon = try DaemonProcess(
             source: """
                 [source]
@@ -71,13 +71,13 @@ import TestSupport
         defer { daemon.stop() }
         try Self.exercise(daemon)
         // A libdispatch worker that ran a job leaves after 5 s idle; let any go first.
-        sleep(6)
-        let woken = Self.wakeUps(of: daemon.child.pid, over: 5)
+        try await Task.sleep(for: .seconds(6))
+        let woken = try await Self.wakeUps(of: daemon.child.pid, over: 5)
         #expect(woken.isEmpty, "threads woken while idle: \(woken)")
     }
 
     @Test("a finished scenario, after a location.get that timed out waiting for a fix: 0 wake-ups in 5 s")
-    func simulatedSourceSleepsWhenIdle() throws {
+    func simulatedSourceSleepsWhenIdle() async throws {
         // A scenario with no fix for 2 s, one fix, then nothing (not looping):
         // the get with --max-age 0 times out waiting (the hub's deadline
         // timer and the player's sleeps), then the daemon has nothing to do.
@@ -99,8 +99,8 @@ import TestSupport
         #expect(timedOut.status == 4, "\(timedOut.stdout) \(timedOut.stderr)")
         let answered = try daemon.cli(["get", "--max-age", "0", "--timeout", "30"])
         #expect(answered.status == 0, "\(answered.stderr)")
-        sleep(6)
-        let woken = Self.wakeUps(of: daemon.child.pid, over: 5)
+        try await Task.sleep(for: .seconds(6))
+        let woken = try await Self.wakeUps(of: daemon.child.pid, over: 5)
         #expect(woken.isEmpty, "threads woken while idle: \(woken)")
     }
 }
