@@ -87,107 +87,110 @@ enum FormHTML {
     /// Step 2.
     static func details(_ page: PageView, _ details: DetailsView) -> HTML {
         let t = page.t
-        return """
-            <section class="card" aria-labelledby="animalDescription.title">
-              <h1 id="animalDescription.title">\(t.detailsTitle)</h1>
-              <p class="lead">\(t.detailsBody)</p>
-              <form autocomplete="off" method="post" action="/report/details?_csrf=\(page.csrf)" id="detailsForm" \
-            novalidate>
-                <button type="submit" name="action" value="continue" class="default-submit" tabindex="-1" \
-            aria-hidden="true">\(t.continueButton)</button>
-                <div class="grid">
-                  \(field(details.date))
-                  <div class="field\(if: details.speciesInvalid, " invalid")">
-                    <label for="animalDescription.speciesDropdown.tap">\(t.speciesLabel)</label>
-                    <select id="animalDescription.speciesDropdown.tap" name="species" autocomplete="off" \
-            aria-required="true" aria-invalid="\(details.speciesInvalid)"\
-            \(if: details.speciesError != nil, " aria-describedby=\"animalDescription.speciesDropdown.error\"")>
-                      <option value="">\(t.speciesPlaceholder)</option>
-                      \(details.species.html { choice in
-                          """
-                          <option value="\(choice.value)" id="\(choice.id)"\(if: choice.selected, " selected")>\
-                          \(choice.label)</option>
-                          """
-                      })
-                    </select>
-                    \(details.speciesError.html { """
-            <p class="error" id="animalDescription.speciesDropdown.error">\($0)</p>
-            """ })
-                  </div>
-                  \(field(details.race))
-                  <fieldset class="field\(if: details.genderInvalid, " invalid")" id="animalDescription.gender"\
-            \(if: details.genderError != nil, " aria-describedby=\"animalDescription.gender.error\"")>
-                    <legend>\(t.genderLabel)</legend>
-                    <div class="choices">
-                      \(details.genders.html { choice in
-                          """
-                          <label class="choice" for="\(choice.id)"><input type="radio" autocomplete="off" \
-                          name="gender" value="\(choice.value)" id="\(choice.id)"\(if: choice.selected, " checked") \
-                          aria-invalid="\(details.genderInvalid)"><span>\(choice.label)</span></label>
-                          """
-                      })
-                    </div>
-                    \(details.genderError.html { "<p class=\"error\" id=\"animalDescription.gender.error\">\($0)</p>" })
-                  </fieldset>
-                  \(field(details.age))
-                  \(field(details.chipNumber))
-                  \(field(details.petName))
-                </div>
-                <fieldset class="location" id="location">
-                  <legend>\(t.locationLegend)</legend>
-                  <button type="submit" name="action" value="gps" class="button gps" \
-            id="animalDescription.requestGPSButton.tap" data-busy="\(t.gpsLocating)">\(t.gpsButton)</button>
-                  <div class="grid">
-                    \(field(details.latitude))
-                    \(field(details.longitude))
-                  </div>
-                  <p class="hint success" id="animalDescription.gpsHelperText" role="status" aria-live="polite"\
-            \(if: details.gpsHelper == nil, " hidden")>\(details.gpsHelper ?? "")</p>
-                  <p class="error" id="animalDescription.gpsErrorText" role="alert"\
-            \(if: details.gpsError == nil, " hidden")>\(details.gpsError ?? "")</p>
-                </fieldset>
-                \(textArea(details.description))
-                <div class="actions">
-                  <button type="submit" name="action" value="back" class="button secondary" \
-            id="animalDescription.backButton.tap">\(t.backButton)</button>
-                  <button type="submit" name="action" value="continue" class="button primary" \
-            id="animalDescription.continueButton.tap">\(t.continueButton)</button>
-                </div>
-              </form>
-              \(alert(t, details.alert))
-            </section>
-
-            """
+        let fields: HTML = """
+        <div class="grid">
+          \(field(details.date))
+          <div class="field\(if: details.speciesInvalid, " invalid")">
+            <label for="animalDescription.speciesDropdown.tap">\(t.speciesLabel)</label>
+            <select id="animalDescription.speciesDropdown.tap" name="species" autocomplete="off" \
+    aria-required="true" aria-invalid="\(details.speciesInvalid)"\
+    \(if: details.speciesError != nil, " aria-describedby=\"animalDescription.speciesDropdown.error\"")>
+              <option value="">\(t.speciesPlaceholder)</option>
+              \(details.species.html { choice in
+                  """
+                  <option value="\(choice.value)" id="\(choice.id)"\(if: choice.selected, " selected")>\
+                  \(choice.label)</option>
+                  """
+              })
+            </select>
+            \(details.speciesError.html { """
+    <p class="error" id="animalDescription.speciesDropdown.error">\($0)</p>
+    """ })
+          </div>
+          \(field(details.race))
+          <fieldset class="field\(if: details.genderInvalid, " invalid")" id="animalDescription.gender"\
+    \(if: details.genderError != nil, " aria-describedby=\"animalDescription.gender.error\"")>
+            <legend>\(t.genderLabel)</legend>
+            <div class="choices">
+              \(details.genders.html { choice in
+                  """
+                  <label class="choice" for="\(choice.id)"><input type="radio" autocomplete="off" \
+                  name="gender" value="\(choice.value)" id="\(choice.id)"\(if: choice.selected, " checked") \
+                  aria-invalid="\(details.genderInvalid)"><span>\(choice.label)</span></label>
+                  """
+              })
+            </div>
+            \(details.genderError.html { "<p class=\"error\" id=\"animalDescription.gender.error\">\($0)</p>" })
+          </fieldset>
+          \(field(details.age))
+          \(field(details.chipNumber))
+          \(field(details.petName))
+        </div>
+        <fieldset class="location" id="location">
+          <legend>\(t.locationLegend)</legend>
+          <button type="submit" name="action" value="gps" class="button gps" \
+    id="animalDescription.requestGPSButton.tap" data-busy="\(t.gpsLocating)">\(t.gpsButton)</button>
+          <div class="grid">
+            \(field(details.latitude))
+            \(field(details.longitude))
+          </div>
+          <p class="hint success" id="animalDescription.gpsHelperText" role="status" aria-live="polite"\
+    \(if: details.gpsHelper == nil, " hidden")>\(details.gpsHelper ?? "")</p>
+          <p class="error" id="animalDescription.gpsErrorText" role="alert"\
+    \(if: details.gpsError == nil, " hidden")>\(details.gpsError ?? "")</p>
+        </fieldset>
+        \(textArea(details.description))
+    """
+        return stepCard(
+            page, prefix: "animalDescription", title: t.detailsTitle, lead: t.detailsBody, path: "/report/details",
+            formID: "detailsForm", forward: ("continue", t.continueButton, "animalDescription.continueButton.tap"),
+            fields: fields, after: alert(t, details.alert))
     }
 
     /// Step 3.
     static func contact(_ page: PageView, _ contact: ContactView) -> HTML {
         let t = page.t
-        return """
-            <section class="card" aria-labelledby="contactInformation.title">
-              <h1 id="contactInformation.title">\(t.contactTitle)</h1>
-              <p class="lead">\(t.contactBody)</p>
-              <form autocomplete="off" method="post" action="/report/contact?_csrf=\(page.csrf)" id="contactForm" \
-            novalidate>
-                <button type="submit" name="action" value="submit" class="default-submit" tabindex="-1" \
-            aria-hidden="true">\(t.submitButton)</button>
-                <div class="grid">
-                  \(field(contact.phone))
-                  \(field(contact.email))
-                  \(field(contact.reward))
-                  \(field(contact.caregiverPhone))
-                </div>
-                \(textArea(contact.address))
-                <div class="actions">
-                  <button type="submit" name="action" value="back" class="button secondary" \
-            id="contactInformation.backButton.tap">\(t.backButton)</button>
-                  <button type="submit" name="action" value="submit" class="button primary" \
-            id="contactInformation.submitButton.tap">\(t.submitButton)</button>
-                </div>
-              </form>
-            </section>
+        let fields: HTML = """
+        <div class="grid">
+          \(field(contact.phone))
+          \(field(contact.email))
+          \(field(contact.reward))
+          \(field(contact.caregiverPhone))
+        </div>
+        \(textArea(contact.address))
+    """
+        return stepCard(
+            page, prefix: "contactInformation", title: t.contactTitle, lead: t.contactBody, path: "/report/contact",
+            formID: "contactForm", forward: ("submit", t.submitButton, "contactInformation.submitButton.tap"),
+            fields: fields)
+    }
 
-            """
+    /// A step's card: its heading and lead, and its form (posted with the visit's token) holding, in order,
+    /// the hidden default of Enter (`forward`), `fields`, then Back and the step's own button (`forward`);
+    /// `after`, what follows the form in the card (the details' permission alert).
+    static func stepCard(
+        _ page: PageView, prefix: String, title: String, lead: String, path: String, formID: String,
+        forward: (value: String, label: String, id: String), fields: HTML, after: HTML = ""
+    ) -> HTML {
+        """
+        <section class="card" aria-labelledby="\(prefix).title">
+          <h1 id="\(prefix).title">\(title)</h1>
+          <p class="lead">\(lead)</p>
+          <form autocomplete="off" method="post" action="\(path)?_csrf=\(page.csrf)" id="\(formID)" novalidate>
+            <button type="submit" name="action" value="\(forward.value)" class="default-submit" tabindex="-1" \
+        aria-hidden="true">\(forward.label)</button>
+            \(fields)
+            <div class="actions">
+              <button type="submit" name="action" value="back" class="button secondary" \
+        id="\(prefix).backButton.tap">\(page.t.backButton)</button>
+              <button type="submit" name="action" value="\(forward.value)" class="button primary" \
+        id="\(forward.id)">\(forward.label)</button>
+            </div>
+          </form>
+          \(after)
+        </section>
+
+        """
     }
 
     /// A labelled input with its hint and error, tied together by ids.
@@ -217,7 +220,11 @@ enum FormHTML {
         \(field.placeholder.html { " placeholder=\"\($0)\"" })\(field.maxlength.html { " maxlength=\"\($0)\"" }) \
         aria-invalid="\(field.invalid)"\(field.describedBy.html { " aria-describedby=\"\($0)\"" }) \
         data-counter="\(field.hintID)">\(field.value)</textarea>
-          \(field.hint.html { "<p class=\"hint counter\" id=\"\(field.hintID)\" aria-live=\"polite\">\($0)</p>" })
+          \(field.hint.html { """
+            <p class="hint counter\(if: field.hintWarns, " warn")" id="\(field.hintID)" aria-live="polite" \
+            data-left-format="\(field.counterLeftFormat ?? "")" \
+            data-warn-within="\(String(PageBuilder.counterWarnWithin))">\($0)</p>
+            """ })
           \(field.error.html { "<p class=\"error\" id=\"\(field.errorID)\">\($0)</p>" })
         </div>
 
@@ -237,8 +244,8 @@ enum FormHTML {
               <p id="permissionAlert.settingsHelp.text">\(t.settingsNotHere)</p>
             </div>
             <div class="modal-actions">
-              <a class="button secondary" href="/report/details" id="permissionAlert.cancelButton.tap">\
-        \(t.alertCancel)</a>
+              <a class="button secondary" href="/report/details" id="permissionAlert.cancelButton.tap"\
+        \(if: alert.open, " autofocus")>\(t.alertCancel)</a>
               <a class="button primary" href="/report/details?alert=settings" \
         id="permissionAlert.goSettingsButton.tap"\(if: alert.settings, " hidden")>\(t.alertGoSettings)</a>
             </div>
