@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PetSpotKiosk
+import PetSpotLocation
 import PetSpotReport
 import Testing
 
@@ -74,14 +75,21 @@ struct KioskSeedTextTests {
         }
         #expect(english.alertGoSettings == "Go Settings")
         #expect(english.photoPickerCancelled.contains(" \u{2013} "))  // the en dash
-        // Every PetSpotReport message the kiosk can show is translated, and none is an invented "at most".
+        // Every message the kiosk can show is translated: PetSpotReport's, the GPS outcome's, and the kiosk's own
+        // "at most 11 digits" (SPEC §7: a number is refused beside the field, never cut). The 500-character
+        // caps stay silent (seed 004): no "at most 500".
         for message in [
             FieldMessages.photoRequired, FieldMessages.phoneRequired, FieldMessages.emailRequired,
-            FieldMessages.latitudeRequired, FieldMessages.longitudeRequired,
+            FieldMessages.latitudeRequired, FieldMessages.longitudeRequired, KioskStrings.phoneTooLong,
+            GPSFailure(.locationUnknown).message, GPSFailure(.sourceUnavailable).message,
+            GPSFailure(.daemonUnreachable("any")).message, GPSFailure(.promptUnavailable).message,
+            GPSFailure(.tooManyClients).message, GPSFailure.invalidCoordinate.message,
+            PermissionAlert(status: .denied, client: nil).title, PermissionAlert(status: .restricted, client: nil).title,
         ] {
             #expect(polish.messages[message] != nil, "\(message)")
         }
-        #expect(!polish.messages.keys.contains { $0.contains("at most 11") || $0.contains("at most 500") })
+        #expect(KioskStrings.phoneTooLong == "Enter at most 11 digits")
+        #expect(!polish.messages.keys.contains { $0.contains("at most 500") })
     }
 
     /// Seed 000: the draft photo counts only while its file exists: checked before Continue and before submit.

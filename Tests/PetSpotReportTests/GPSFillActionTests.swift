@@ -214,7 +214,8 @@ struct GPSFillActionTests {
 
     @Test func daemonUnreachableIsAMessage() async {
         let service = StubService(
-            state: .failure(.daemonUnreachable("connect: ENOENT")), fix: .failure(.daemonUnreachable("connect: ENOENT")))
+            state: .failure(.daemonUnreachable("connect: ENOENT")), fix: .failure(.daemonUnreachable("connect: ENOENT"))
+        )
         let outcome = await GPSFillAction(service: service).perform()
         guard case .failed(let failure) = outcome else {
             Issue.record("expected a failure")

@@ -88,59 +88,59 @@ enum FormHTML {
     static func details(_ page: PageView, _ details: DetailsView) -> HTML {
         let t = page.t
         let fields: HTML = """
-        <div class="grid">
-          \(field(details.date))
-          <div class="field\(if: details.speciesInvalid, " invalid")">
-            <label for="animalDescription.speciesDropdown.tap">\(t.speciesLabel)</label>
-            <select id="animalDescription.speciesDropdown.tap" name="species" autocomplete="off" \
-    aria-required="true" aria-invalid="\(details.speciesInvalid)"\
-    \(if: details.speciesError != nil, " aria-describedby=\"animalDescription.speciesDropdown.error\"")>
-              <option value="">\(t.speciesPlaceholder)</option>
-              \(details.species.html { choice in
-                  """
-                  <option value="\(choice.value)" id="\(choice.id)"\(if: choice.selected, " selected")>\
-                  \(choice.label)</option>
-                  """
-              })
-            </select>
-            \(details.speciesError.html { """
-    <p class="error" id="animalDescription.speciesDropdown.error">\($0)</p>
-    """ })
-          </div>
-          \(field(details.race))
-          <fieldset class="field\(if: details.genderInvalid, " invalid")" id="animalDescription.gender"\
-    \(if: details.genderError != nil, " aria-describedby=\"animalDescription.gender.error\"")>
-            <legend>\(t.genderLabel)</legend>
-            <div class="choices">
-              \(details.genders.html { choice in
-                  """
-                  <label class="choice" for="\(choice.id)"><input type="radio" autocomplete="off" \
-                  name="gender" value="\(choice.value)" id="\(choice.id)"\(if: choice.selected, " checked") \
-                  aria-invalid="\(details.genderInvalid)"><span>\(choice.label)</span></label>
-                  """
-              })
-            </div>
-            \(details.genderError.html { "<p class=\"error\" id=\"animalDescription.gender.error\">\($0)</p>" })
-          </fieldset>
-          \(field(details.age))
-          \(field(details.chipNumber))
-          \(field(details.petName))
-        </div>
-        <fieldset class="location" id="location">
-          <legend>\(t.locationLegend)</legend>
-          <button type="submit" name="action" value="gps" class="button gps" \
-    id="animalDescription.requestGPSButton.tap" data-busy="\(t.gpsLocating)">\(t.gpsButton)</button>
-          <div class="grid">
-            \(field(details.latitude))
-            \(field(details.longitude))
-          </div>
-          <p class="hint success" id="animalDescription.gpsHelperText" role="status" aria-live="polite"\
-    \(if: details.gpsHelper == nil, " hidden")>\(details.gpsHelper ?? "")</p>
-          <p class="error" id="animalDescription.gpsErrorText" role="alert"\
-    \(if: details.gpsError == nil, " hidden")>\(details.gpsError ?? "")</p>
-        </fieldset>
-        \(textArea(details.description))
-    """
+                <div class="grid">
+                  \(field(details.date))
+                  <div class="field\(if: details.speciesInvalid, " invalid")">
+                    <label for="animalDescription.speciesDropdown.tap">\(t.speciesLabel)</label>
+                    <select id="animalDescription.speciesDropdown.tap" name="species" autocomplete="off" \
+            aria-required="true" aria-invalid="\(details.speciesInvalid)"\
+            \(if: details.speciesError != nil, " aria-describedby=\"animalDescription.speciesDropdown.error\"")>
+                      <option value="">\(t.speciesPlaceholder)</option>
+                      \(details.species.html { choice in
+                          """
+                          <option value="\(choice.value)" id="\(choice.id)"\(if: choice.selected, " selected")>\
+                          \(choice.label)</option>
+                          """
+                      })
+                    </select>
+                    \(details.speciesError.html { """
+            <p class="error" id="animalDescription.speciesDropdown.error">\($0)</p>
+            """ })
+                  </div>
+                  \(field(details.race))
+                  <fieldset class="field\(if: details.genderInvalid, " invalid")" id="animalDescription.gender"\
+            \(if: details.genderError != nil, " aria-describedby=\"animalDescription.gender.error\"")>
+                    <legend>\(t.genderLabel)</legend>
+                    <div class="choices">
+                      \(details.genders.html { choice in
+                          """
+                          <label class="choice" for="\(choice.id)"><input type="radio" autocomplete="off" \
+                          name="gender" value="\(choice.value)" id="\(choice.id)"\(if: choice.selected, " checked") \
+                          aria-invalid="\(details.genderInvalid)"><span>\(choice.label)</span></label>
+                          """
+                      })
+                    </div>
+                    \(details.genderError.html { "<p class=\"error\" id=\"animalDescription.gender.error\">\($0)</p>" })
+                  </fieldset>
+                  \(field(details.age))
+                  \(field(details.chipNumber))
+                  \(field(details.petName))
+                </div>
+                <fieldset class="location" id="location">
+                  <legend>\(t.locationLegend)</legend>
+                  <button type="submit" name="action" value="gps" class="button gps" \
+            id="animalDescription.requestGPSButton.tap" data-busy="\(t.gpsLocating)">\(t.gpsButton)</button>
+                  <div class="grid">
+                    \(field(details.latitude))
+                    \(field(details.longitude))
+                  </div>
+                  <p class="hint success" id="animalDescription.gpsHelperText" role="status" aria-live="polite"\
+            \(if: details.gpsHelper == nil, " hidden")>\(details.gpsHelper ?? "")</p>
+                  <p class="error" id="animalDescription.gpsErrorText" role="alert"\
+            \(if: details.gpsError == nil, " hidden")>\(details.gpsError ?? "")</p>
+                </fieldset>
+                \(textArea(details.description))
+            """
         return stepCard(
             page, prefix: "animalDescription", title: t.detailsTitle, lead: t.detailsBody, path: "/report/details",
             formID: "detailsForm", forward: ("continue", t.continueButton, "animalDescription.continueButton.tap"),
@@ -151,14 +151,14 @@ enum FormHTML {
     static func contact(_ page: PageView, _ contact: ContactView) -> HTML {
         let t = page.t
         let fields: HTML = """
-        <div class="grid">
-          \(field(contact.phone))
-          \(field(contact.email))
-          \(field(contact.reward))
-          \(field(contact.caregiverPhone))
-        </div>
-        \(textArea(contact.address))
-    """
+                <div class="grid">
+                  \(field(contact.phone))
+                  \(field(contact.email))
+                  \(field(contact.reward))
+                  \(field(contact.caregiverPhone))
+                </div>
+                \(textArea(contact.address))
+            """
         return stepCard(
             page, prefix: "contactInformation", title: t.contactTitle, lead: t.contactBody, path: "/report/contact",
             formID: "contactForm", forward: ("submit", t.submitButton, "contactInformation.submitButton.tap"),

@@ -52,7 +52,8 @@ extension KioskStrings {
             "Zdjęcie jest za duże: to stanowisko przechowuje do wysłania zgłoszenia zdjęcia o rozmiarze najwyżej {n} MB"
         t.photoUnsupported = "Wybierz zdjęcie JPG, PNG, HEIC, GIF lub WEBP"
         t.photoEmpty = "Plik zdjęcia jest pusty"
-        t.photoSaveFailed = "Nie udało się zapisać zdjęcia. Spróbuj ponownie, a jeśli to się powtórzy, powiedz o tym obsłudze."
+        t.photoSaveFailed =
+            "Nie udało się zapisać zdjęcia. Spróbuj ponownie, a jeśli to się powtórzy, powiedz o tym obsłudze."
         t.photoStorageFull = "Pamięć stanowiska jest pełna, więc nie można zachować zdjęcia. Powiedz o tym obsłudze."
         t.photoTooManyPixelsFormat = "Zdjęcie ma za dużo pikseli dla tej stacji (najwyżej {n} megapikseli)."
         t.photoDamaged = "Zdjęcie wygląda na uszkodzone i nie da się go odczytać. Spróbuj innego."
@@ -154,11 +155,14 @@ extension KioskStrings {
             FieldMessages.emailRequired: "Wpisz poprawny adres e-mail",
             FieldMessages.rewardTooLong: "Nagroda może mieć najwyżej 200 znaków",
             KioskStrings.phoneTooLong: "Wpisz najwyżej 11 cyfr",
-            GPSFailure(.locationUnknown).message: "Nie udało się ustalić położenia. Spróbuj ponownie albo wpisz współrzędne ręcznie.",
+            GPSFailure(.locationUnknown).message:
+                "Nie udało się ustalić położenia. Spróbuj ponownie albo wpisz współrzędne ręcznie.",
             GPSFailure(.sourceUnavailable).message: "Odbiornik GPS jest teraz niedostępny. Wpisz współrzędne ręcznie.",
             GPSFailure(.daemonUnreachable("")).message: "Usługa lokalizacji nie działa. Wpisz współrzędne ręcznie.",
-            GPSFailure(.promptUnavailable).message: "Nikt nie odpowiedział na prośbę o dostęp do lokalizacji. Spróbuj ponownie albo wpisz współrzędne ręcznie.",
-            GPSFailure(.tooManyClients).message: "Usługa lokalizacji jest zajęta. Spróbuj za chwilę albo wpisz współrzędne ręcznie.",
+            GPSFailure(.promptUnavailable).message:
+                "Nikt nie odpowiedział na prośbę o dostęp do lokalizacji. Spróbuj ponownie albo wpisz współrzędne ręcznie.",
+            GPSFailure(.tooManyClients).message:
+                "Usługa lokalizacji jest zajęta. Spróbuj za chwilę albo wpisz współrzędne ręcznie.",
             GPSFailure.invalidCoordinate.message: "Otrzymane położenie jest poza zakresem. Wpisz współrzędne ręcznie.",
             PermissionAlert(status: .denied, client: nil).title: "Brak dostępu do lokalizacji",
             PermissionAlert(status: .restricted, client: nil).title: "Lokalizacja jest zablokowana",

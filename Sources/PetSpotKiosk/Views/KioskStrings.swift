@@ -67,9 +67,11 @@ public struct KioskStrings: Sendable {
         "The photo is too large: this station keeps photos of at most {n} MB until the report is sent"
     public var photoUnsupported = "Please choose a JPG, PNG, HEIC, GIF or WEBP photo"
     public var photoEmpty = "The photo file is empty"
-    public var photoSaveFailed = "The photo could not be saved. Please try again, or tell the staff if it happens again."
+    public var photoSaveFailed =
+        "The photo could not be saved. Please try again, or tell the staff if it happens again."
     /// A full disk at the photo (SPEC §7: trying again cannot help, so the visitor is told to ask staff).
-    public var photoStorageFull = "The station's storage is full, so the photo could not be kept. Please tell the staff."
+    public var photoStorageFull =
+        "The station's storage is full, so the photo could not be kept. Please tell the staff."
     /// `{n}`: the station's bound in megapixels (SPEC §7).
     public var photoTooManyPixelsFormat = "The photo has too many pixels for this station (at most {n} megapixels)."
     public var photoDamaged = "The photo appears to be damaged and cannot be read. Please try another one."

@@ -58,7 +58,8 @@ public struct PageBuilder: Sendable {
         _ visit: Visit, _ t: KioskStrings, _ id: String, _ name: String, _ label: String, _ value: String,
         _ report: ReportField
     ) -> FieldView {
-        FieldView(id: id, name: name, label: label, value: value, error: visit.notice?.message(for: report).map(t.translate))
+        FieldView(
+            id: id, name: name, label: label, value: value, error: visit.notice?.message(for: report).map(t.translate))
     }
 
     // MARK: Pages
@@ -143,20 +144,17 @@ public struct PageBuilder: Sendable {
         var petName = field(
             "animalDescription.petNameTextField.input", "petName", t.petNameLabel, form.petName, .petName)
         petName.maxlength = "100"
-        var latitude = field(
-            "animalDescription.latitudeTextField.input", "latitude", t.latitudeLabel, description.latitudeText,
-            .latitude)
-        latitude.inputmode = "decimal"
-        latitude.placeholder = t.latitudePlaceholder
-        latitude.required = true
-        latitude.maxlength = "20"
-        var longitude = field(
-            "animalDescription.longitudeTextField.input", "longitude", t.longitudeLabel, description.longitudeText,
-            .longitude)
-        longitude.inputmode = "decimal"
-        longitude.placeholder = t.longitudePlaceholder
-        longitude.required = true
-        longitude.maxlength = "20"
+        func coordinate(_ report: ReportField, _ label: String, _ placeholder: String, _ value: String) -> FieldView {
+            var coordinate = field(
+                "animalDescription.\(report.rawValue)TextField.input", report.rawValue, label, value, report)
+            coordinate.inputmode = "decimal"
+            coordinate.placeholder = placeholder
+            coordinate.required = true
+            coordinate.maxlength = "20"
+            return coordinate
+        }
+        var latitude = coordinate(.latitude, t.latitudeLabel, t.latitudePlaceholder, description.latitudeText)
+        var longitude = coordinate(.longitude, t.longitudeLabel, t.longitudePlaceholder, description.longitudeText)
         var text = field(
             "animalDescription.descriptionTextArea.input", "description", t.descriptionLabel,
             description.descriptionText,

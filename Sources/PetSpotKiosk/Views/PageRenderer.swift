@@ -45,7 +45,8 @@ public struct PageRenderer: Sendable {
     /// Loads the static files from `directory/static`.
     public static func load(directory: URL) async throws -> PageRenderer {
         var loaded: [String: (ByteBuffer, String)] = [:]
-        let files = [("kiosk.css", "text/css; charset=utf-8")]
+        let files =
+            [("kiosk.css", "text/css; charset=utf-8")]
             + scripts.map { ($0, "text/javascript; charset=utf-8") }
         for (name, type) in files {
             let path = directory.appendingPathComponent("static/\(name)").path
