@@ -1200,11 +1200,11 @@ def main():
             kiosk.tap("animalDescription.continueButton.tap")
             kiosk.wait_path("/report/contact")
             kiosk.tap_type("contactInformation.phoneTextField.input", "600 123 456 789")  # 12 digits
-            check(kiosk.value("contactInformation.phoneTextField.input") == "600 123 456 78",
-                  "the phone capped at 11 digits while tapping: %r" % kiosk.value("contactInformation.phoneTextField.input"))
+            check(kiosk.value("contactInformation.phoneTextField.input") == "600 123 456 789",
+                  "the phone never cut while tapping: %r" % kiosk.value("contactInformation.phoneTextField.input"))
             kiosk.tap_type("contactInformation.emailTextField.input", "kot@example.pl")
             kiosk.tap_type("contactInformation.addressTextArea.input", "Łąkowa 2")
-            contact = {"phoneTextField": "600 123 456 78", "emailTextField": "kot@example.pl",
+            contact = {"phoneTextField": "600 123 456 789", "emailTextField": "kot@example.pl",
                        "addressTextArea": "Łąkowa 2"}
             kiosk.tap("languageSwitch.pl.tap")
             WebDriverWait(kiosk.driver, 60).until(
@@ -1229,6 +1229,10 @@ def main():
             details_kept("English, after Back")
             kiosk.tap("animalDescription.continueButton.tap")
             kiosk.wait_path("/report/contact")
+            check(kiosk.value("contactInformation.phoneTextField.input") == "600 123 456 789",
+                  "the 12 digits kept through Back and both switches")
+            kiosk.tap_type("contactInformation.phoneTextField.input", "\b")  # to the rule's 11 digits
+            kiosk.close_keyboard()
             before = len(A.reports())
             kiosk.tap("contactInformation.submitButton.tap")
             kiosk.wait_path("/report/thanks")

@@ -31,7 +31,8 @@ struct KioskCounterAndScriptTests {
             let long = String(repeating: "a", count: 470)
             try await browser.post("/report/details", [("lang", "en"), ("description", long)])
             let page = try await browser.get("/report/details")
-            #expect(page.html.contains("<p class=\"hint counter warn\" id=\"animalDescription.descriptionTextArea.hint\""))
+            #expect(
+                page.html.contains("<p class=\"hint counter warn\" id=\"animalDescription.descriptionTextArea.hint\""))
             #expect(page.html.contains(">470/500 – 30 characters left</p>"))
             #expect(page.html.contains("data-left-format=\"{count}/{max} – {n} characters left\""))
         }

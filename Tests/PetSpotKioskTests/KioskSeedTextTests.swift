@@ -84,7 +84,8 @@ struct KioskSeedTextTests {
             GPSFailure(.locationUnknown).message, GPSFailure(.sourceUnavailable).message,
             GPSFailure(.daemonUnreachable("any")).message, GPSFailure(.promptUnavailable).message,
             GPSFailure(.tooManyClients).message, GPSFailure.invalidCoordinate.message,
-            PermissionAlert(status: .denied, client: nil).title, PermissionAlert(status: .restricted, client: nil).title,
+            PermissionAlert(status: .denied, client: nil).title,
+            PermissionAlert(status: .restricted, client: nil).title,
         ] {
             #expect(polish.messages[message] != nil, "\(message)")
         }

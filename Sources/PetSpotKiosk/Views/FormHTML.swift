@@ -231,7 +231,9 @@ enum FormHTML {
         """
     }
 
-    /// The location permission alert (open when the GPS button was refused).
+    /// The location permission alert (open when the GPS button was refused). Cancel is the primary action
+    /// and has the focus: closing it to type the coordinates is what a visitor can do; Go Settings can only
+    /// say that the staff can change it.
     static func alert(_ t: KioskStrings, _ alert: AlertView) -> HTML {
         """
         <div class="modal-backdrop" id="permissionAlert"\(if: !alert.open, " hidden")>
@@ -244,9 +246,9 @@ enum FormHTML {
               <p id="permissionAlert.settingsHelp.text">\(t.settingsNotHere)</p>
             </div>
             <div class="modal-actions">
-              <a class="button secondary" href="/report/details" id="permissionAlert.cancelButton.tap"\
+              <a class="button primary" href="/report/details" id="permissionAlert.cancelButton.tap"\
         \(if: alert.open, " autofocus")>\(t.alertCancel)</a>
-              <a class="button primary" href="/report/details?alert=settings" \
+              <a class="button secondary" href="/report/details?alert=settings" \
         id="permissionAlert.goSettingsButton.tap"\(if: alert.settings, " hidden")>\(t.alertGoSettings)</a>
             </div>
           </div>
