@@ -204,16 +204,18 @@ public struct PageBuilder: Sendable {
         func field(_ id: String, _ name: String, _ label: String, _ value: String, _ report: ReportField) -> FieldView {
             Self.field(visit, t, id, name, label, value, report)
         }
-        // A number past the rule's digits is shown as typed (never cut), with its error.
-        let phones = visit.phonesAsTyped
-        var phone = field(
-            "contactInformation.phoneTextField.input", "phone", t.phoneLabel, phones[.phone] ?? form.phone, .phone)
-        phone.type = "tel"
-        phone.inputmode = "tel"
-        phone.placeholder = t.phonePlaceholder
-        phone.autocomplete = "off"
+        // A phone: the digit pad; a number past the rule's digits is shown as typed (never cut), with its error.
+        func phoneField(_ report: ReportField, _ id: String, _ label: String, _ value: String) -> FieldView {
+            var phone = field(id, report.rawValue, label, visit.phonesAsTyped[report] ?? value, report)
+            phone.type = "tel"
+            phone.inputmode = "tel"
+            phone.placeholder = t.phonePlaceholder
+            phone.autocomplete = "off"
+            phone.maxlength = "30"
+            return phone
+        }
+        var phone = phoneField(.phone, "contactInformation.phoneTextField.input", t.phoneLabel, form.phone)
         phone.required = true
-        phone.maxlength = "30"
         var email = field("contactInformation.emailTextField.input", "email", t.emailLabel, form.email, .email)
         email.type = "email"
         email.inputmode = "email"
@@ -223,14 +225,9 @@ public struct PageBuilder: Sendable {
         email.maxlength = "254"
         var reward = field("contactInformation.rewardTextField.input", "reward", t.rewardLabel, form.reward, .reward)
         reward.maxlength = String(FieldMessages.maximumRewardLength)
-        var caregiver = field(
-            "contactInformation.caregiverPhoneTextField.input", "caregiverPhone", t.caregiverPhoneLabel,
-            phones[.caregiverPhone] ?? form.caregiverPhone, .caregiverPhone)
-        caregiver.type = "tel"
-        caregiver.inputmode = "tel"
-        caregiver.placeholder = t.phonePlaceholder
-        caregiver.autocomplete = "off"
-        caregiver.maxlength = "30"
+        let caregiver = phoneField(
+            .caregiverPhone, "contactInformation.caregiverPhoneTextField.input", t.caregiverPhoneLabel,
+            form.caregiverPhone)
         var address = field(
             "contactInformation.addressTextArea.input", "address", t.addressLabel, form.address, .address)
         address.placeholder = t.addressPlaceholder
