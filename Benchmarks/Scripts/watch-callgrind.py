@@ -13,9 +13,11 @@ FIXES is the relay's user-space instructions per fix. valgrind 3.19 cannot
 read the toolchain's DWARF 5: give it a copy made with
 `strip --strip-debug` (function names stay). With a kind ending in
 `-strace` the relay runs under `strace -c -f` instead (syscalls over the
-process's life, OUTDIR/strace.txt).
+process's life, OUTDIR/strace.txt); ending in `-cpu`, on its own, and the
+script prints each thread's time on CPU (schedstat: user and kernel) per
+fix over the same window (wall-clock: needs a quiet machine).
 
-usage: watch-callgrind.py daemon|floor[-strace] WATCHERS FIXES RATE OUTDIR BINARY
+usage: watch-callgrind.py daemon|floor[-strace|-cpu] WATCHERS FIXES RATE OUTDIR BINARY
   BINARY: petspot-locationd for `daemon`, petspot-bench for `floor`.
 """
 import os, sys, socket, subprocess, time, select, json, signal
@@ -69,8 +71,9 @@ else:
 
 sock = os.path.join(out, "relay.sock")
 strace = kind.endswith("-strace")
-kind = kind.replace("-strace", "")
-vg = ["strace", "-c", "-f", "-o", os.path.join(out, "strace.txt")] if strace else ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + os.path.join(out, "callgrind.out"),
+cpu = kind.endswith("-cpu")
+kind = kind.replace("-strace", "").replace("-cpu", "")
+vg = [] if cpu else ["strace", "-c", "-f", "-o", os.path.join(out, "strace.txt")] if strace else ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + os.path.join(out, "callgrind.out"),
       "--separate-threads=no", "--dump-instr=no"]
 if kind == "daemon":
     toml = os.path.join(out, "d.toml")
@@ -132,17 +135,33 @@ def pump(seconds):
             counts[fd] += d.count(b"\n")
 pump(3.0)  # warm-up: every watcher gets fixes
 # switch instrumentation on, count lines until `fixes` fixes per watcher passed, switch off
-if not strace: subprocess.run(["callgrind_control", "-i", "on", str(relay.pid)], stdout=subprocess.DEVNULL, check=True)
+if not strace and not cpu: subprocess.run(["callgrind_control", "-i", "on", str(relay.pid)], stdout=subprocess.DEVNULL, check=True)
+def threads():
+    # Each thread's time on CPU (ns, schedstat) by thread id, with its name.
+    found = {}
+    for tid in os.listdir("/proc/%d/task" % relay.pid):
+        try:
+            name = open("/proc/%d/task/%s/comm" % (relay.pid, tid)).read().strip()
+            found[tid] = (name, int(open("/proc/%d/task/%s/schedstat" % (relay.pid, tid)).read().split()[0]))
+        except OSError:
+            pass
+    return found
+cpu_before = threads() if cpu else {}
 before = sum(counts.values())
 t0 = time.time()
 while sum(counts.values()) - before < fixes * n:
     pump(0.05)
-if not strace: subprocess.run(["callgrind_control", "-i", "off", str(relay.pid)], stdout=subprocess.DEVNULL, check=True)
+if not strace and not cpu: subprocess.run(["callgrind_control", "-i", "off", str(relay.pid)], stdout=subprocess.DEVNULL, check=True)
 elapsed = time.time() - t0
 delivered = sum(counts.values()) - before
+per_thread = {}
+for tid, (name, ns) in (threads() if cpu else {}).items():
+    per_thread[name] = per_thread.get(name, 0) + ns - cpu_before.get(tid, (name, 0))[1]
 pump(0.5)
-if not strace: subprocess.run(["callgrind_control", "-d", str(relay.pid)], stdout=subprocess.DEVNULL)
+if not strace and not cpu: subprocess.run(["callgrind_control", "-d", str(relay.pid)], stdout=subprocess.DEVNULL)
 time.sleep(1)
-print(json.dumps({"kind": kind, "watchers": n, "rate": rate, "delivered": delivered, "fixes": delivered / n, "seconds": round(elapsed, 1)}))
+print(json.dumps({"kind": kind, "watchers": n, "rate": rate, "delivered": delivered, "fixes": delivered / n, "seconds": round(elapsed, 1),
+                  **({"cpu_us_per_fix": {k: round(v / 1000 / (delivered / n), 1) for k, v in sorted(per_thread.items()) if v},
+                      "loadavg": open("/proc/loadavg").read().split()[0]} if cpu else {})}))
 for w in watchers: w.close()
 cleanup()
