@@ -41,10 +41,37 @@ enum TPVScanner {
     }()
     private static let classIndex = members.count - 1
 
-    /// Indices into ``members`` by name length: a name is compared only with those of its length.
-    private static let byLength: [[Int]] = {
-        var table = [[Int]](repeating: [], count: (members.map(\.name.count).max() ?? 0) + 1)
-        for (index, member) in members.enumerated() { table[member.name.count].append(index) }
+    /// A member name of at most 16 bytes as two little-endian words and its length: compared in three steps.
+    private struct PackedName: Equatable {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        var count = 0
+
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count <= 16 else { return nil }
+            count = bytes.count
+            for (offset, byte) in bytes.enumerated() {
+                if offset < 8 {
+                    low |= UInt64(byte) << UInt64(8 * offset)
+                } else {
+                    high |= UInt64(byte) << UInt64(8 * (offset - 8))
+                }
+            }
+        }
+
+        /// A slot in ``table``.
+        var slot: Int { Int(truncatingIfNeeded: (low &* 0x9E37_79B9_7F4A_7C15 ^ high ^ UInt64(count)) >> 57) }
+    }
+
+    /// ``members``' names by ``PackedName/slot`` (128 slots, linear probing): the index, or -1.
+    private static let table: [(name: PackedName, index: Int)?] = {
+        var table = [(name: PackedName, index: Int)?](repeating: nil, count: 128)
+        for (index, member) in members.enumerated() {
+            let name = member.name.withUnsafeBytes { PackedName($0)! }
+            var slot = name.slot
+            while table[slot] != nil { slot = (slot + 1) & 127 }
+            table[slot] = (name, index)
+        }
         return table
     }()
 
@@ -135,9 +162,11 @@ enum TPVScanner {
 
     /// The index in ``members`` of a known member name.
     private static func lookUp(_ name: UnsafeRawBufferPointer) -> Int? {
-        guard name.count < byLength.count else { return nil }
-        for candidate in byLength[name.count] where members[candidate].name.elementsEqual(name) {
-            return candidate
+        guard let packed = PackedName(name) else { return nil }
+        var slot = packed.slot
+        while let entry = table[slot] {
+            if entry.name == packed { return entry.index }
+            slot = (slot + 1) & 127
         }
         return nil
     }
