@@ -48,7 +48,10 @@ def cleanup():
         except Exception: pass
     for p in procs:
         try: p.wait(5)
-        except Exception: pass
+        except Exception:
+            # gpsfake may outlive a SIGTERM: its process group is ended for good.
+            try: os.killpg(p.pid, signal.SIGKILL)
+            except Exception: pass
 
 gpsfake = subprocess.Popen(["gpsfake", "-q", "-n", "-c", str(1.0 / (3 * rate)), "-t", "-s", "38400", "-P", str(port), feed],
                            stdout=open(os.path.join(out, "gpsfake.log"), "w"), stderr=subprocess.STDOUT, start_new_session=True)
