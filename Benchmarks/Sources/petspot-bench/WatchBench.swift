@@ -323,7 +323,8 @@ struct WatchReport {
                 switch row.scenario {
                 case .receiver(let rate, let watchers) where watchers == 0:
                     name = "\(rate) Hz receiver, 0 watchers"
-                    target = "≤ 2 per fix: " + (perFix <= 2 ? "met" : "**missed**")
+                    // Issue 40: the reader's own wake-up and nothing else (no libdispatch monitor).
+                    target = "≤ 1 per fix: " + (perFix <= 1 ? "met" : "**missed**")
                 case .receiver(let rate, let watchers):
                     name = "\(rate) Hz receiver, \(watchers) watchers"
                     target =
