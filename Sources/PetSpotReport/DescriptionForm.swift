@@ -15,11 +15,6 @@ public struct DescriptionForm: Sendable, Hashable {
         /// Whether latitude and longitude must be given.
         public var coordinatesRequired: Bool
 
-        public init(raceRequired: Bool, coordinatesRequired: Bool) {
-            self.raceRequired = raceRequired
-            self.coordinatesRequired = coordinatesRequired
-        }
-
         /// The missing-pet description step: race required, coordinates optional.
         public static let missingPet = Requirements(raceRequired: true, coordinatesRequired: false)
         /// The found-pet details step: race optional, coordinates required.

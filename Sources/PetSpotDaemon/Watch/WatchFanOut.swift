@@ -32,11 +32,6 @@ public final class WatchFanOut: Service, Sendable {
     public struct Key: Hashable, Sendable {
         public var connection: ConnectionID
         public var subscription: Int
-
-        public init(connection: ConnectionID, subscription: Int) {
-            self.connection = connection
-            self.subscription = subscription
-        }
     }
 
     /// How the fan-out hears of fixes: a synchronous observation
