@@ -69,10 +69,18 @@ import TestSupport
     }
 
     /// Each listening socket's backlog, by path (`ss`: the Send-Q of a listening Unix socket).
+    ///
+    /// Run with `popen`, not ``ChildProcess``: with the socket-activated
+    /// daemon a child of this process, Foundation's `Process` missed `ss`'s
+    /// exit every time (its zombie was never reaped, and the wait hung).
     static func listenBacklogs() throws -> [String: Int] {
-        let run = try ChildProcess.run("/usr/bin/ss", ["-xlnH"], timeout: 30)
+        guard let pipe = popen("/usr/bin/ss -xlnH", "r") else { throw PolicyTestError("cannot run ss") }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while case let count = fread(&chunk, 1, chunk.count, pipe), count > 0 { bytes += chunk[..<count] }
+        pclose(pipe)
         var backlogs: [String: Int] = [:]
-        for line in run.stdout.split(whereSeparator: \.isNewline) {
+        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) {
             // u_str LISTEN 0 4096 /path 12345 * 0
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard fields.count >= 5, fields[1] == "LISTEN", let backlog = Int(fields[3]) else { continue }
