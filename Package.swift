@@ -101,7 +101,8 @@ let package = Package(
         .target(
             name: "PetSpotConfiguration",
             dependencies: [
-                "PetSpotLocation", "PetSpotPolicy", "PetSpotPOSIX", .product(name: "TOMLKit", package: "TOMLKit"),
+                "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotPOSIX",
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -114,7 +115,7 @@ let package = Package(
         .target(
             name: "PetSpotMetricsFile",
             dependencies: [
-                "PetSpotPOSIX", logging, .product(name: "Metrics", package: "swift-metrics"),
+                "PetSpotLocation", "PetSpotPOSIX", logging, .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -158,7 +159,7 @@ let package = Package(
         // MARK: Kiosk: configuration, report outbox, delivery to the backend (SPEC §8)
         .target(
             name: "PetSpotKioskConfiguration",
-            dependencies: ["PetSpotConfiguration"],
+            dependencies: ["PetSpotConfiguration", "PetSpotDelivery", "PetSpotLocation"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -172,7 +173,7 @@ let package = Package(
         .target(
             name: "PetSpotDelivery",
             dependencies: [
-                "PetSpotOutbox", "PetSpotKioskConfiguration", "PetSpotPOSIX", "PetSpotLocation", logging,
+                "PetSpotOutbox", "PetSpotPOSIX", "PetSpotLocation", logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -385,7 +386,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotKioskConfigurationTests",
-            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration"],
+            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotDelivery"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

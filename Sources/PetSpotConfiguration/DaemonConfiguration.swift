@@ -53,7 +53,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
 /// Relative paths are resolved against the configuration file's directory.
 public struct DaemonSettings: Sendable, Hashable {
     /// Default `socket`.
-    public static let defaultSocket = "/run/petspot/locationd.sock"
+    public static let defaultSocket = DaemonSocket.defaultPath
     /// Default `socket_mode`.
     public static let defaultSocketMode: UInt32 = 0o660
     /// Default `state_dir`.

@@ -31,6 +31,9 @@ extension TOMLNode {
     ///   (`2020-01-01T:00`): toml++'s `parse_time` asserts on a digit;
     /// - a NUL (U+0000), which TOML never allows: TOMLKit hands toml++ a C
     ///   string, so toml++ would silently ignore the rest of the file.
+    /// - an escaped NUL in a basic string (`"a\u0000b"`): valid TOML, but
+    ///   TOMLKit reads toml++'s strings as C strings and would cut the value
+    ///   there without a word (refused, so no setting is read short).
     ///
     /// A small scanner follows TOML's strings (with toml++'s closing-quote
     /// rule), comments and the nesting of arrays and inline tables in values,
@@ -96,7 +99,7 @@ private struct AssertingShapeScanner {
             case "#":
                 while index < scalars.count && scalars[index] != "\n" { index += 1 }
             case "\"", "'":
-                skipString()
+                if let shape = skipString() { return shape }
                 expectingValue = false
             case "=":
                 // A key's `=`; none belongs directly in an array.
@@ -187,14 +190,20 @@ private struct AssertingShapeScanner {
 
     /// Skips the string starting at `index` as toml++ reads it; a single-line
     /// string stops before the end of its line (toml++ reports it unterminated).
-    mutating func skipString() {
+    /// - Returns: an escaped NUL (`\u0000`, `\U00000000`) in a basic string:
+    ///   TOML allows it, but TOMLKit reads toml++'s strings as C strings, so
+    ///   the value would be cut there without a word.
+    mutating func skipString() -> (index: Int, reason: String)? {
         let quote = scalars[index]
         let multiline = run(of: quote, at: index) >= 3
         index += multiline ? 3 : 1
         while index < scalars.count {
             let scalar = scalars[index]
-            if scalar == "\n" && !multiline { return }
+            if scalar == "\n" && !multiline { return nil }
             if scalar == "\\" && quote == "\"" {
+                if escapesNUL(at: index + 1) {
+                    return (index, "a string cannot hold a NUL character (\\u0000)")
+                }
                 index += 1
                 if index < scalars.count && scalars[index] != "\n" { index += 1 }
             } else if scalar == quote {
@@ -202,13 +211,22 @@ private struct AssertingShapeScanner {
                 let quotes = multiline ? run(of: quote, at: index) : 1
                 if quotes >= (multiline ? 3 : 1) {
                     index += min(quotes, 5)
-                    return
+                    return nil
                 }
                 index += quotes
             } else {
                 index += 1
             }
         }
+        return nil
+    }
+
+    /// Whether the escape after a backslash, at `start`, is `u0000` or `U00000000`.
+    func escapesNUL(at start: Int) -> Bool {
+        guard start < scalars.count else { return false }
+        let digits = scalars[start] == "u" ? 4 : scalars[start] == "U" ? 8 : 0
+        guard digits > 0, start + digits < scalars.count else { return false }
+        return scalars[(start + 1)...(start + digits)].allSatisfy { $0 == "0" }
     }
 
     func run(of scalar: Unicode.Scalar, at start: Int) -> Int {

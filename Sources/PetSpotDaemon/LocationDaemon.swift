@@ -116,7 +116,7 @@ public struct LocationDaemon: Sendable {
         if let nmea { services.append(SocketServer(nmea: nmea, dispatcher: dispatcher, logger: logger)) }
         services.append(contentsOf: companions)
         if let watchdog = systemd.watchdog, notifier.isEnabled {
-            services.append(WatchdogService(notifier: notifier, schedule: watchdog))
+            services.append(WatchdogService(notifier: notifier, schedule: watchdog, sleeper: .eventLoops()))
         }
         // Last, so the first to hear of a graceful shutdown.
         services.append(StoppingNotificationService(notifier: notifier))
@@ -172,9 +172,25 @@ public struct LocationDaemon: Sendable {
     public func run(
         signals: [UnixSignal] = [.sigterm, .sigint], onReady: @escaping @Sendable () -> Void = {}
     ) async throws {
-        // Trap SIGHUP before anything can announce readiness: a reload
-        // request right after READY=1 must never meet the default action.
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
-        try await serviceGroup(signals: signals, hangups: hangups, onReady: onReady).run()
+        try await Self.onEventLoops {
+            // Trap SIGHUP before anything can announce readiness: a reload
+            // request right after READY=1 must never meet the default action.
+            let hangups = await UnixSignalsSequence(trapping: .sighup)
+            try await serviceGroup(signals: signals, hangups: hangups, onReady: onReady).run()
+        }
+    }
+
+    /// Runs `group` (from ``serviceGroup(signals:hangups:onReady:)``) as
+    /// ``run(signals:onReady:)`` runs its own: on the event loops. Tests run
+    /// the daemon in-process with this, so they schedule as it does.
+    public static func run(_ group: ServiceGroup) async throws {
+        try await onEventLoops { try await group.run() }
+    }
+
+    /// Runs `body` with the event loops as the task executor preference,
+    /// which the service group's child tasks and the actors they visit
+    /// inherit (``EventLoopGroupTaskExecutor``).
+    static func onEventLoops(_ body: () async throws -> Void) async throws {
+        try await withTaskExecutorPreference(EventLoopGroupTaskExecutor.daemon) { try await body() }
     }
 }

@@ -4,6 +4,7 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotLocation
 import PetSpotPolicy
+import Synchronization
 
 /// Re-reads the configuration file on SIGHUP and puts its `[policy]` in force.
 ///
@@ -16,7 +17,11 @@ import PetSpotPolicy
 /// untouched, and the log says why. Changes outside `[policy]` (socket,
 /// source, state directory, audit log, metrics) need a restart; they are
 /// reported and ignored.
-struct ConfigurationReloader: Sendable {
+///
+/// Reloads never overlap (the reload service serves one SIGHUP after
+/// another), so the configuration in force is a value under a `Mutex`:
+/// nothing waits for it.
+final class ConfigurationReloader: Sendable {
     /// The configuration file.
     let path: String
     /// The engine whose policy is swapped.
@@ -24,7 +29,8 @@ struct ConfigurationReloader: Sendable {
     /// Where the reload's changes are recorded.
     let audit: AuditLog?
     private let logger: Logger
-    private let current: Current
+    /// The configuration last put in force.
+    private let current: Mutex<DaemonConfiguration>
 
     /// Creates a reloader of `path` into `engine`, starting from `running`.
     init(path: String, running: DaemonConfiguration, engine: PolicyEngine, audit: AuditLog?, logger: Logger) {
@@ -32,7 +38,7 @@ struct ConfigurationReloader: Sendable {
         self.engine = engine
         self.audit = audit
         self.logger = logger
-        self.current = Current(running)
+        self.current = Mutex(running)
     }
 
     /// Reloads once.
@@ -48,7 +54,7 @@ struct ConfigurationReloader: Sendable {
                 metadata: ["config": "\(path)", "errors": "\(error.description)"])
             return false
         }
-        let running = await current.configuration
+        let running = current.withLock { $0 }
         if configuration.daemon != running.daemon || configuration.source != running.source
             || configuration.metrics != running.metrics
         {
@@ -58,7 +64,7 @@ struct ConfigurationReloader: Sendable {
             logger.warning("configuration: \(warning)")
         }
         await Self.putInForce(configuration.policy, engine: engine, audit: audit)
-        await current.set(configuration)
+        current.withLock { $0 = configuration }
         logger.notice(
             "configuration reloaded",
             metadata: ["config": "\(path)", "rules": "\(configuration.policy.rules.count)"])
@@ -115,12 +121,5 @@ struct ConfigurationReloader: Sendable {
             changes.append("reduced accuracy or prompt timeout")
         }
         return changes.isEmpty ? "policy changed" : changes.joined(separator: "; ")
-    }
-
-    /// The configuration last put in force.
-    actor Current {
-        var configuration: DaemonConfiguration
-        init(_ configuration: DaemonConfiguration) { self.configuration = configuration }
-        func set(_ configuration: DaemonConfiguration) { self.configuration = configuration }
     }
 }

@@ -70,22 +70,18 @@ enum DemoConfiguration {
     }
 
     /// A loop through the park: 40 fixes one second apart, there and back.
-    static let scenario = Scenario(
-        steps: [
-            .path(
-                from: Coordinate(latitude: 52.2297, longitude: 21.0122),
-                to: Coordinate(latitude: 52.2409, longitude: 21.0050), count: 20, interval: .seconds(1),
-                template: ScriptedFix(
-                    latitude: 52.2297, longitude: 21.0122, altitude: 110, horizontalAccuracy: 8, verticalAccuracy: 12,
-                    speed: 1.4, mode: .threeD)),
-            .wait(.seconds(1)),
-            .path(
-                from: Coordinate(latitude: 52.2409, longitude: 21.0050),
-                to: Coordinate(latitude: 52.2297, longitude: 21.0122), count: 20, interval: .seconds(1),
-                template: ScriptedFix(
-                    latitude: 52.2409, longitude: 21.0050, altitude: 110, horizontalAccuracy: 8, verticalAccuracy: 12,
-                    speed: 1.4, mode: .threeD)),
-            .wait(.seconds(1)),
-        ],
-        loops: true)
+    static let scenario: Scenario = {
+        let gate = Coordinate(latitude: 52.2297, longitude: 21.0122)
+        let pond = Coordinate(latitude: 52.2409, longitude: 21.0050)
+        /// Twenty fixes walking from `from` to `to`, then a pause.
+        func leg(from: Coordinate, to: Coordinate) -> [Scenario.Step] {
+            let template = ScriptedFix(
+                latitude: from.latitude, longitude: from.longitude, altitude: 110, horizontalAccuracy: 8,
+                verticalAccuracy: 12, speed: 1.4, mode: .threeD)
+            return [
+                .path(from: from, to: to, count: 20, interval: .seconds(1), template: template), .wait(.seconds(1)),
+            ]
+        }
+        return Scenario(steps: leg(from: gate, to: pond) + leg(from: pond, to: gate), loops: true)
+    }()
 }

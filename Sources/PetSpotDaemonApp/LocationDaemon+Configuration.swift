@@ -36,7 +36,8 @@ extension LocationDaemon {
             path: daemonSettings.auditLog, maxBytes: daemonSettings.auditLogMaxBytes,
             generations: daemonSettings.auditLogGenerations, logger: logger)
         let engine = PolicyEngine(
-            policy: configuration.policy, stateDirectory: daemonSettings.stateDirectory, audit: audit, logger: logger)
+            policy: configuration.policy, stateDirectory: daemonSettings.stateDirectory, audit: audit, logger: logger,
+            sleeper: .eventLoops())
         var onReload: (@Sendable () async -> Bool)?
         if let configurationPath {
             let reloader = ConfigurationReloader(

@@ -156,7 +156,8 @@ public struct LocationDaemonCommand: AsyncParsableCommand, Sendable {
             let gauges = DaemonGauges(hub: source.hub, registry: daemon.registry)
             daemon.companions.append(
                 MetricsTextfile(
-                    path: path, interval: configuration.metrics.interval, registry: metricsRegistry, logger: logger
+                    path: path, interval: configuration.metrics.interval, registry: metricsRegistry, logger: logger,
+                    sleeper: .eventLoops()
                 ) { await gauges.refresh() })
         }
         do {

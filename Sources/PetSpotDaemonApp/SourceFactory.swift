@@ -10,25 +10,31 @@ import PetSpotStaticSource
 /// knows every kind of source, and the one place that chooses between a
 /// ``FixedPosition`` (static) and a ``LiveFixHub`` (simulated, gpsd); the
 /// daemon library sees a ``DaemonSource`` and its ``PositionSource``.
-enum SourceFactory {
+package enum SourceFactory {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    static func make(_ settings: SourceSettings, logger: Logger) throws -> DaemonSource {
+    /// - Parameter sleeper: where the source's waits are timed: the daemon's
+    ///   event loops (``Sleeper/eventLoops(_:)``), so that no timer of the
+    ///   source reaches Swift's global pool.
+    package static func make(
+        _ settings: SourceSettings, logger: Logger, sleeper: Sleeper = .eventLoops()
+    ) throws -> DaemonSource {
         let fallback = try settings.fallback.map { _ in try staticPosition(settings).fallback }
         switch settings.kind {
         case .static:
-            let ticker = StaticFixProducer(position: try staticPosition(settings))
+            let ticker = StaticFixProducer(position: try staticPosition(settings), sleeper: sleeper)
             let position = ticker.makePosition()
             return DaemonSource(position) { await ticker.run(reportingTo: position) }
         case .simulated:
             return .live(
-                ScenarioPlayer(scenario: try scenario(settings)), minimumMode: settings.minMode, fallback: fallback)
+                ScenarioPlayer(scenario: try scenario(settings)), minimumMode: settings.minMode, fallback: fallback,
+                sleeper: sleeper)
         case .gpsd:
             return .live(
                 GpsdSourceFactory.producer(settings.gpsd, logger: logger), minimumMode: settings.minMode,
-                fallback: fallback)
+                fallback: fallback, sleeper: sleeper)
         }
     }
 

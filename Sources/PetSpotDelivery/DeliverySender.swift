@@ -24,33 +24,6 @@ import Synchronization
 /// `Idempotency-Key` makes that second upload harmless.
 public final class DeliverySender: Service, Sendable {
     /// How the sender works.
-    public struct Configuration: Sendable, Hashable {
-        /// The backend's base URL; reports go to `{endpoint}/announcements`.
-        public var endpoint: String
-        /// The file holding the bearer token.
-        public var tokenFile: String
-        /// One request, from connecting to the answer's last byte (seconds).
-        public var timeout: TimeInterval = 60
-        /// How long delivered reports keep their photo and personal data (seconds).
-        public var retention: TimeInterval = 7 * 86_400
-        /// Reports uploaded at once.
-        public var maxInFlight = 1
-        /// The first retry's delay and the backoff's cap (seconds).
-        public var retryInitial: TimeInterval = 2
-        public var retryMax: TimeInterval = 300
-        /// Most answer bytes read.
-        public var responseLimit = 64 << 10
-        /// How often an idle sender looks for reports queued by other processes (seconds).
-        public var pollInterval: TimeInterval = 1
-        /// How often delivered reports past their retention are purged (seconds).
-        public var purgeInterval: TimeInterval = 600
-
-        public init(endpoint: String, tokenFile: String) {
-            self.endpoint = endpoint
-            self.tokenFile = tokenFile
-        }
-    }
-
     /// What ``drain(within:)`` left behind.
     public struct DrainResult: Sendable, Hashable {
         /// Reports still pending (or in flight) at the end.
@@ -60,7 +33,7 @@ public final class DeliverySender: Service, Sendable {
     }
 
     private let outbox: Outbox
-    private let configuration: Configuration
+    private let settings: DeliverySettings
     private let client: HTTPClient
     private let ownsClient: Bool
     private let logger: Logger
@@ -74,13 +47,13 @@ public final class DeliverySender: Service, Sendable {
 
     /// - Parameters:
     ///   - outbox: the queue.
-    ///   - configuration: endpoint, token file, timeouts, backoff.
+    ///   - settings: `[delivery]`: endpoint, token file, timeouts, backoff.
     ///   - httpClient: the process's shared client; `nil` makes one that the
     ///     sender shuts down when ``run()`` or ``drain(within:)`` ends.
     ///   - logger: where outcomes go (never with personal data).
     ///   - clock: the time (tests run backoff faster).
     public init(
-        outbox: Outbox, configuration: Configuration, httpClient: HTTPClient? = nil,
+        outbox: Outbox, settings: DeliverySettings, httpClient: HTTPClient? = nil,
         logger: Logger = Logger(label: "petspot.delivery"), clock: any DeliveryClock = SystemDeliveryClock(),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
@@ -91,7 +64,7 @@ public final class DeliverySender: Service, Sendable {
         }
         self.attempts = attempts
         self.outbox = outbox
-        self.configuration = configuration
+        self.settings = settings
         self.logger = logger
         self.clock = clock
         if let httpClient {
@@ -99,7 +72,7 @@ public final class DeliverySender: Service, Sendable {
             ownsClient = false
         } else {
             client = HTTPClient(
-                eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(configuration)
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration(settings)
             )
             ownsClient = true
         }
@@ -109,10 +82,10 @@ public final class DeliverySender: Service, Sendable {
     /// (``AnnouncementUploader`` follows same-origin 307/308 itself), the
     /// system's CAs (the default TLS configuration), timeouts from the
     /// configuration, no hidden retries of failed connections.
-    public static func clientConfiguration(_ configuration: Configuration) -> HTTPClient.Configuration {
+    public static func clientConfiguration(_ delivery: DeliverySettings) -> HTTPClient.Configuration {
         var settings = HTTPClient.Configuration()
         settings.redirectConfiguration = .disallow
-        let timeout = Int64(configuration.timeout * 1000)
+        let timeout = Int64(delivery.timeout.seconds * 1000)
         settings.timeout = HTTPClient.Configuration.Timeout(
             connect: .milliseconds(min(timeout, 15_000)), read: .milliseconds(timeout))
         settings.decompression = .disabled
@@ -194,7 +167,7 @@ public final class DeliverySender: Service, Sendable {
         await purgeIfDue(force: true)
         let token = outbox.observeEnqueues { [wakeup] in wakeup.signal() }
         defer { outbox.removeObserver(token) }
-        let workers = max(1, configuration.maxInFlight)
+        let workers = max(1, settings.maxInFlight)
         await withDiscardingTaskGroup { group in
             for _ in 0..<workers {
                 group.addTask { await self.worker(until: stop) }
@@ -219,7 +192,7 @@ public final class DeliverySender: Service, Sendable {
                     continue
                 }
                 let next = try await outbox.nextDue()
-                var wakeAt = now.addingTimeInterval(configuration.pollInterval)
+                var wakeAt = now.addingTimeInterval(settings.pollInterval.seconds)
                 if let stop {
                     if try await outbox.undeliveredCount() == 0 { return }
                     if let next, next > stop { return }
@@ -231,7 +204,7 @@ public final class DeliverySender: Service, Sendable {
             } catch {
                 logger.error("outbox: \(error)")
                 await wakeup.wait(
-                    since: generation, until: now.addingTimeInterval(configuration.pollInterval), clock: clock)
+                    since: generation, until: now.addingTimeInterval(settings.pollInterval.seconds), clock: clock)
             }
         }
     }
@@ -244,10 +217,10 @@ public final class DeliverySender: Service, Sendable {
         let verdict: DeliveryVerdict
         var status: Int?
         do {
-            let token = try BearerToken.load(from: configuration.tokenFile)
+            let token = try BearerToken.load(from: settings.tokenFile)
             let uploader = AnnouncementUploader(
-                client: client, endpoint: configuration.endpoint, timeout: configuration.timeout,
-                responseLimit: configuration.responseLimit)
+                client: client, endpoint: settings.endpoint, timeout: settings.timeout.seconds,
+                responseLimit: settings.responseLimit)
             let clock = self.clock
             (verdict, status) = await uploader.upload(report, token: token, now: { clock.now })
         } catch {
@@ -270,7 +243,7 @@ public final class DeliverySender: Service, Sendable {
                     "delivered \(id) (HTTP \(status ?? 0)\(reference.map { ", backend reference \(TerminalText.escaped($0))" } ?? ""), attempt \(report.attempt))"
                 )
             case .retry(let after, let reason):
-                let backoff = RetryBackoff(initial: configuration.retryInitial, cap: configuration.retryMax)
+                let backoff = RetryBackoff(initial: settings.retryInitial.seconds, cap: settings.retryMax.seconds)
                 let delay = after ?? backoff.delay(attempt: report.attempt)
                 try await outbox.markRetry(
                     report.id, status: status, error: reason, next: now.addingTimeInterval(delay))
@@ -293,7 +266,7 @@ public final class DeliverySender: Service, Sendable {
     private func purgeIfDue(force: Bool) async {
         let now = clock.now
         let due = lastPurge.withLock { last in
-            guard force || last.map({ now.timeIntervalSince($0) >= configuration.purgeInterval }) ?? true else {
+            guard force || last.map({ now.timeIntervalSince($0) >= settings.purgeInterval.seconds }) ?? true else {
                 return false
             }
             last = now
@@ -302,7 +275,7 @@ public final class DeliverySender: Service, Sendable {
         guard due else { return }
         do {
             let purged = try await outbox.purgeDelivered(
-                before: now.addingTimeInterval(-configuration.retention), now: now)
+                before: now.addingTimeInterval(-settings.retention.seconds), now: now)
             if purged > 0 {
                 logger.info("deleted the photo and personal data of \(purged) delivered report(s) past retention")
             }

@@ -84,16 +84,23 @@ public final class LiveFixHub: PositionSource {
     /// Observers, behind their own lock: fan-out takes it once per fix,
     /// outside the hub's.
     private let observers = FixObservers()
+    /// Where the hub's timed waits run: a waiting request's deadline, and
+    /// its producer's pauses (a scenario's steps, gpsd's reconnect backoff).
+    public let sleeper: Sleeper
 
     /// Creates a hub.
     /// - Parameters:
     ///   - kind: the primary source's kind.
     ///   - minimumMode: `source.min_mode`; lower fixes are rejected.
     ///   - fallback: `source.fallback`, when configured.
-    public init(kind: FixSourceKind, minimumMode: FixMode = .twoD, fallback: Fallback? = nil) {
+    ///   - sleeper: where a request's deadline timer runs (the daemon: its event loops).
+    public init(
+        kind: FixSourceKind, minimumMode: FixMode = .twoD, fallback: Fallback? = nil, sleeper: Sleeper = .task
+    ) {
         self.kind = kind
         self.minimumMode = minimumMode
         self.fallback = fallback
+        self.sleeper = sleeper
     }
 
     /// The primary source's connection state.
@@ -189,7 +196,7 @@ public final class LiveFixHub: PositionSource {
         }
 
         let deadline = now + request.timeout
-        let result: Result<LocationFix, LocationError> = await withDeadline(deadline) {
+        let result: Result<LocationFix, LocationError> = await withDeadline(deadline, sleeper: sleeper) {
             // The deadline ends the wait with a timeout (or the best fix seen).
             self.finish(id: id)
             return nil

@@ -59,7 +59,7 @@ public struct GpsdFixProducer: FixProducer {
             if spoke { backoff.reset() }
             let delay = backoff.next()
             logger.debug("reconnecting to gpsd", metadata: ["delay": "\(delay)"])
-            do { try await Task.sleep(for: delay) } catch { break }
+            do { try await hub.sleeper.sleep(for: delay) } catch { break }
         }
     }
 

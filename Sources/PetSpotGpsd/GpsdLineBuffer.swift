@@ -49,6 +49,31 @@ public struct GpsdLineBuffer: Sendable {
     ///   - bytes: the bytes just read.
     ///   - body: called once per completed line.
     public mutating func append(_ bytes: UnsafeRawBufferPointer, _ body: (Piece) throws -> Void) rethrows {
+        try appendLines(bytes) { view in
+            switch view {
+            case .line(let line): try body(.line(Array(line)))
+            case .overlong(let length): try body(.overlong(length: length))
+            }
+        }
+    }
+
+    /// A completed line as ``appendLines(_:_:)`` lends it: the bytes are
+    /// valid only during the call that receives them.
+    public enum View {
+        /// A complete line without its `\r\n` or `\n`.
+        case line(UnsafeRawBufferPointer)
+        /// As ``Piece/overlong(length:)``.
+        case overlong(length: Int)
+    }
+
+    /// ``append(_:_:)`` without a copy per line (issue 40: the reader's
+    /// path): a line that lies whole in `bytes` is lent straight from them,
+    /// one that came in pieces from the buffer, which is then reused, so a
+    /// line costs no allocation either way.
+    /// - Parameters:
+    ///   - bytes: the bytes just read.
+    ///   - body: called once per completed line, with bytes it must not keep.
+    public mutating func appendLines(_ bytes: UnsafeRawBufferPointer, _ body: (View) throws -> Void) rethrows {
         var start = 0
         while start < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
@@ -56,9 +81,21 @@ public struct GpsdLineBuffer: Sendable {
                 keep(rest)
                 return
             }
-            keep(UnsafeRawBufferPointer(rebasing: rest[..<newline]))
+            let head = UnsafeRawBufferPointer(rebasing: rest[..<newline])
             start += newline - rest.startIndex + 1
-            try body(finishLine())
+            if skipped == nil, pending.isEmpty {
+                // The whole line is here: lent from the read, never copied.
+                try body(Self.finished(head, maximumLength: maximumLength))
+                continue
+            }
+            keep(head)
+            if let count = skipped {
+                skipped = nil
+                try body(.overlong(length: count))
+                continue
+            }
+            defer { pending.removeAll(keepingCapacity: true) }
+            try pending.withUnsafeBytes { try body(Self.finished($0, maximumLength: maximumLength)) }
         }
     }
 
@@ -75,15 +112,11 @@ public struct GpsdLineBuffer: Sendable {
         }
     }
 
-    /// The line whose `\n` just came; resets for the next one.
-    private mutating func finishLine() -> Piece {
-        if let count = skipped {
-            skipped = nil
-            return .overlong(length: count)
-        }
-        defer { pending.removeAll(keepingCapacity: true) }
-        let length = pending.count
-        if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
-        return pending.count > maximumLength ? .overlong(length: length) : .line(pending)
+    /// What a line's bytes before its `\n` amount to: the line without a
+    /// final `\r`, or over-long (`length` counts the `\r`).
+    private static func finished(_ bytes: UnsafeRawBufferPointer, maximumLength: Int) -> View {
+        var line = bytes
+        if line.last == UInt8(ascii: "\r") { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
+        return line.count > maximumLength ? .overlong(length: bytes.count) : .line(line)
     }
 }

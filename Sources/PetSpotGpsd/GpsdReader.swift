@@ -43,9 +43,11 @@ final class StopFlag: Sendable {
 /// deadline, so it wakes only for data, a stop or the deadline (no periodic
 /// wake-up: a 1 Hz receiver costs the wake-ups of its lines, nothing more),
 /// reads what is there without blocking, splits it into
-/// lines of at most 8192 bytes (``GpsdLineBuffer``), and gives each line to
-/// ``GpsdReport/init(line:)``, which checks it with our strict JSON parser
-/// and decodes the TPV members in one pass over its tree. libgps 3.22's
+/// lines of at most 8192 bytes (``GpsdLineBuffer``, each line lent from
+/// the read without a copy), and gives each line to
+/// ``GpsdReport/init(line:)``, which checks and decodes a TPV as gpsd
+/// writes it in one pass over its bytes (``TPVScanner``), and any other
+/// line with our strict JSON parser. libgps 3.22's
 /// parser loops forever on some lines a peer could send
 /// (docs/ROBUSTNESS.md); it never sees them.
 ///
@@ -126,7 +128,7 @@ enum GpsdReader {
                 return "reading from gpsd at \(endpoint) failed: \(String(cString: strerror(errno)))"
             }
             buffer.withUnsafeBytes { bytes in
-                lines.append(UnsafeRawBufferPointer(rebasing: bytes[..<count])) { piece in
+                lines.appendLines(UnsafeRawBufferPointer(rebasing: bytes[..<count])) { piece in
                     lastLine = .now
                     if !spoke {
                         spoke = true

@@ -17,8 +17,9 @@ extension GpsdReport {
         case rejected(String)
     }
 
-    /// Decodes one raw gpsd line the way the reader does, in one pass over
-    /// our strict JSON parser's tree: the TPV's members are type- and
+    /// Decodes one raw gpsd line the way the reader does, as the strict
+    /// path reads it (``init(strictLine:)``: our strict JSON parser's tree,
+    /// in one pass over it): the TPV's members are type- and
     /// length-checked against libgps 3.22's table (``tpvMembers``) and read
     /// the way libgps reads them (``init(members:)``); the values are
     /// libgps's (``init(decodingWithLibgps:)``, its own parser, gives the
@@ -29,9 +30,27 @@ extension GpsdReport {
     /// loops forever on some lines (docs/ROBUSTNESS.md), and the canonical
     /// re-serialization it needed cost more than the rest of a fix's path
     /// (issue 28).
+    ///
+    /// A TPV line as gpsd writes it is decided by ``TPVScanner`` in one pass
+    /// without a tree (issue 40); any other line takes the strict path
+    /// (``init(strictLine:)``), which gives the same report for every line
+    /// the scanner decides.
     /// - Parameter line: the line's bytes, without or with its trailing `\r\n`.
     /// - Throws: ``LineProblem`` when the line is not a usable TPV report.
     public init(line: some Collection<UInt8>) throws(LineProblem) {
+        if let report = line.withContiguousStorageIfAvailable({ TPVScanner.report(UnsafeRawBufferPointer($0)) }) ?? nil
+        {
+            self = report
+            return
+        }
+        try self.init(strictLine: line)
+    }
+
+    /// ``init(line:)`` by the strict path alone: our strict JSON parser's
+    /// tree, checked (``checkedTPV(_:)``) and read (``init(members:)``). The
+    /// reference ``TPVScanner`` is held to.
+    /// - Throws: ``LineProblem`` when the line is not a usable TPV report.
+    public init(strictLine line: some Collection<UInt8>) throws(LineProblem) {
         try self.init(members: Self.checkedTPV(line))
     }
 
@@ -61,47 +80,70 @@ extension GpsdReport {
     init(members: [String: JSONValue]) {
         self.init(mode: 0)
         for (key, member) in members {
+            guard let field = Self.fields[key] else { continue }
             switch member {
-            case .number(let number):
-                switch key {
-                case "mode": mode = Int(number)
-                case "lat": latitude = number
-                case "lon": longitude = number
-                case "altHAE": altitudeHAE = number
-                case "altMSL": altitudeMSL = number
-                case "geoidSep": geoidSeparation = number
-                case "eph": eph = number
-                case "epx": epx = number
-                case "epy": epy = number
-                case "epv": epv = number
-                case "speed": speed = number
-                case "track": track = number
-                default: break
-                }
+            case .number(let number): set(field, number: number)
             case .string(let text):
-                switch key {
-                case "device": device = Self.cString(text)
-                case "time": (timeSeconds, timeNanoseconds) = Self.libgpsTime(text)
-                default: break
-                }
+                var text = text
+                text.withUTF8 { set(field, text: UnsafeRawBufferPointer($0)) }
             default: break
             }
         }
     }
 
-    /// The text up to its first NUL byte, as a C string holds it.
-    private static func cString(_ text: String) -> String {
-        guard text.utf8.contains(0) else { return text }
-        return String(decoding: text.utf8.prefix { $0 != 0 }, as: UTF8.self)
+    /// The TPV members a report keeps (the rest are checked, then ignored).
+    enum Field {
+        case mode, latitude, longitude, altitudeHAE, altitudeMSL, geoidSeparation, eph, epx, epy, epv, speed, track
+        case device, time
     }
 
-    /// A gpsd time as libgps 3.22 reads it: by libgps's own
-    /// `iso8601_to_timespec`, which stops at a NUL as libgps's copy would.
+    /// Which member fills which field: the one table ``init(members:)`` and ``TPVScanner`` read.
+    static let fields: [String: Field] = [
+        "mode": .mode, "lat": .latitude, "lon": .longitude, "altHAE": .altitudeHAE, "altMSL": .altitudeMSL,
+        "geoidSep": .geoidSeparation, "eph": .eph, "epx": .epx, "epy": .epy, "epv": .epv, "speed": .speed,
+        "track": .track, "device": .device, "time": .time,
+    ]
+
+    /// Sets a numeric field (a checked member's number; another field is left alone).
+    mutating func set(_ field: Field, number: Double) {
+        switch field {
+        case .mode: mode = Int(number)
+        case .latitude: latitude = number
+        case .longitude: longitude = number
+        case .altitudeHAE: altitudeHAE = number
+        case .altitudeMSL: altitudeMSL = number
+        case .geoidSeparation: geoidSeparation = number
+        case .eph: eph = number
+        case .epx: epx = number
+        case .epy: epy = number
+        case .epv: epv = number
+        case .speed: speed = number
+        case .track: track = number
+        case .device, .time: break
+        }
+    }
+
+    /// Sets a text field from a checked member's UTF-8 bytes, cut at the
+    /// first NUL as libgps's C string is (a numeric field is left alone).
+    mutating func set(_ field: Field, text: UnsafeRawBufferPointer) {
+        let text = UnsafeRawBufferPointer(rebasing: text[..<(text.firstIndex(of: 0) ?? text.endIndex)])
+        switch field {
+        case .device: device = String(decoding: text, as: UTF8.self)
+        case .time: (timeSeconds, timeNanoseconds) = Self.libgpsTime(text)
+        default: break
+        }
+    }
+
+    /// A gpsd time (UTF-8 bytes without a NUL) as libgps 3.22 reads it: by
+    /// libgps's own `iso8601_to_timespec`, given a NUL-terminated copy on the stack.
     /// - Returns: seconds since the epoch and nanoseconds.
-    static func libgpsTime(_ text: String) -> (seconds: Int, nanoseconds: Int) {
-        var bytes = Array(text.utf8CString)
-        let time = iso8601_to_timespec(&bytes)
-        return (Int(time.tv_sec), Int(time.tv_nsec))
+    static func libgpsTime(_ bytes: UnsafeRawBufferPointer) -> (seconds: Int, nanoseconds: Int) {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text in
+            for (offset, byte) in bytes.enumerated() { text[offset] = CChar(bitPattern: byte) }
+            text[bytes.count] = 0
+            let time = iso8601_to_timespec(text.baseAddress!)
+            return (Int(time.tv_sec), Int(time.tv_nsec))
+        }
     }
 
     /// The JSON type libgps 3.22 reads a TPV member as.

@@ -260,6 +260,11 @@ public enum JSONNumber {
         case outOfRange
     }
 
+    /// 10⁰ … 10²², each exact in a `Double`.
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
+    }
+
     /// Reads the number that starts at `index` in `bytes` and moves `index`
     /// past it (on failure, to where the grammar broke).
     public static func read(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> Result<Double, Failure> {
@@ -275,35 +280,63 @@ public enum JSONNumber {
             index += 1
         }
         guard isDigit(current()) else { return .failure(.invalid) }
-        var integer: UInt64 = 0
-        var digits = 0
+        // The significant digits (at most 19 kept) and the power of ten they are scaled by.
+        var mantissa: UInt64 = 0
+        var significant = 0
+        var scale = 0
+        var dropped = false
+        func take(_ byte: UInt8, fraction: Bool) {
+            let digit = UInt64(byte - UInt8(ascii: "0"))
+            if significant == 0, digit == 0 {
+                if fraction { scale -= 1 }
+            } else if significant < 19 {
+                mantissa = mantissa * 10 + digit
+                significant += 1
+                if fraction { scale -= 1 }
+            } else {
+                dropped = dropped || digit != 0
+                if !fraction { scale += 1 }
+            }
+        }
         if current() == UInt8(ascii: "0") {
             index += 1
             if isDigit(current()) { return .failure(.leadingZero) }
         } else {
             while let byte = current(), isDigit(byte) {
-                if digits < 18 { integer = integer * 10 + UInt64(byte - UInt8(ascii: "0")) }
-                digits += 1
+                take(byte, fraction: false)
                 index += 1
             }
         }
-        var simple = digits <= 15
         if current() == UInt8(ascii: ".") {
-            simple = false
             index += 1
             guard isDigit(current()) else { return .failure(.invalid) }
-            while isDigit(current()) { index += 1 }
+            while let byte = current(), isDigit(byte) {
+                take(byte, fraction: true)
+                index += 1
+            }
         }
         if current() == UInt8(ascii: "e") || current() == UInt8(ascii: "E") {
-            simple = false
             index += 1
-            if current() == UInt8(ascii: "+") || current() == UInt8(ascii: "-") { index += 1 }
+            var exponentSign = 1
+            if current() == UInt8(ascii: "+") || current() == UInt8(ascii: "-") {
+                if current() == UInt8(ascii: "-") { exponentSign = -1 }
+                index += 1
+            }
             guard isDigit(current()) else { return .failure(.invalid) }
-            while isDigit(current()) { index += 1 }
+            var exponent = 0
+            while let byte = current(), isDigit(byte) {
+                exponent = min(exponent * 10 + Int(byte - UInt8(ascii: "0")), 100_000)
+                index += 1
+            }
+            scale += exponentSign * exponent
         }
-        if simple {
-            // At most 15 digits: exact in a Double.
-            let value = Double(integer)
+        // Clinger's fast path: at most 15 significant digits and a power of ten up to 22 are both
+        // exact in a Double, so one multiplication or division is the correctly rounded value, as
+        // `Double(text)` (strtod) gives it. Zero is zero whatever its exponent.
+        if mantissa == 0 { return .success(negative ? -0.0 : 0.0) }
+        if !dropped, significant <= 15, abs(scale) <= 22 {
+            let magnitude = Double(mantissa)
+            let value = scale >= 0 ? magnitude * powersOfTen[scale] : magnitude / powersOfTen[-scale]
             return .success(negative ? -value : value)
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)

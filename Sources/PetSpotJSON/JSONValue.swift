@@ -135,11 +135,15 @@ public enum JSONValue: Sendable, Hashable {
         return "\(value)"
     }
 
-    /// A string literal with the escapes JSON requires.
+    /// A string literal with the escapes JSON requires, and DEL (U+007F)
+    /// escaped too: the result is then also a TOML basic string that reads
+    /// back as `value` (the configuration writer quotes with it).
     public static func writeString(_ value: String, into output: inout String) {
         // Fast path: nothing to escape (member names, enum values, timestamps)
         // is appended whole instead of scalar by scalar.
-        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+        if value.utf8.allSatisfy({
+            $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        }) {
             output += "\""
             output += value
             output += "\""
@@ -153,7 +157,7 @@ public enum JSONValue: Sendable, Hashable {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case let c where c.value < 0x20:
+            case let c where c.value < 0x20 || c.value == 0x7F:
                 let hex = String(c.value, radix: 16)
                 output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: output.unicodeScalars.append(scalar)

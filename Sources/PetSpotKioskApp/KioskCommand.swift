@@ -125,7 +125,7 @@ struct KioskCommand: AsyncParsableCommand {
             if BearerToken.isWorldReadable(delivery.tokenFile) {
                 logger.warning("the token file \(delivery.tokenFile) is readable by every user: chmod 0640 it")
             }
-            services.append(DeliverySender(outbox: outbox, configuration: .init(delivery), logger: logger))
+            services.append(DeliverySender(outbox: outbox, settings: delivery, logger: logger))
         } else {
             logger.notice("no [delivery] table: reports are queued in the outbox and not sent")
         }
@@ -172,40 +172,5 @@ struct KioskCommand: AsyncParsableCommand {
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host.isEmpty ? nil : (host, port)
-    }
-}
-
-extension KioskConfiguration {
-    /// The effective configuration as TOML, every key with defaults filled in.
-    func renderTOML() -> String {
-        func seconds(_ duration: Duration) -> String {
-            let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            return value == value.rounded() ? String(Int(value)) : String(value)
-        }
-        func quoted(_ text: String) -> String {
-            "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
-        }
-        let host = kiosk.host.contains(":") ? "[\(kiosk.host)]" : kiosk.host
-        var lines = [
-            "[kiosk]", "listen = \(quoted("\(host):\(kiosk.port)"))", "idle_reset = \(seconds(kiosk.idleReset))",
-            "language = \(quoted(kiosk.language.rawValue))",
-            "photo_sources = [\(kiosk.photoSources.map { quoted($0.rawValue) }.joined(separator: ", "))]",
-            "allowed_users = [\(kiosk.allowedUsers.map(quoted).joined(separator: ", "))]", "", "[location]",
-            "socket = \(quoted(location.socket))",
-            "gps_timeout = \(seconds(location.gpsTimeout))", "", "[outbox]", "path = \(quoted(outbox.path))",
-        ]
-        if let delivery {
-            lines += [
-                "", "[delivery]", "endpoint = \(quoted(delivery.endpoint))",
-                "token_file = \(quoted(delivery.tokenFile))",
-                "timeout = \(seconds(delivery.timeout))", "retention = \(seconds(delivery.retention))",
-                "max_in_flight = \(delivery.maxInFlight)", "retry_initial = \(seconds(delivery.retryInitial))",
-                "retry_max = \(seconds(delivery.retryMax))",
-            ]
-        }
-        lines += ["", "[metrics]"]
-        lines.append(metrics.textfile.map { "textfile = \(quoted($0))" } ?? "# textfile is not set")
-        lines.append("interval = \(seconds(metrics.interval))")
-        return lines.joined(separator: "\n") + "\n"
     }
 }

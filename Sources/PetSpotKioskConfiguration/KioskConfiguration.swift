@@ -1,4 +1,6 @@
 public import PetSpotConfiguration
+public import PetSpotDelivery
+import PetSpotLocation
 
 /// The kiosk station's configuration (`config/kiosk.toml`): the web UI, the
 /// location daemon it asks, the report outbox, and delivery to the backend.
@@ -101,7 +103,7 @@ public struct KioskSettings: Sendable, Hashable {
 /// `[location]`: the location daemon.
 public struct KioskLocationSettings: Sendable, Hashable {
     /// `socket`: default `/run/petspot/locationd.sock`.
-    public var socket = "/run/petspot/locationd.sock"
+    public var socket = DaemonSocket.defaultPath
     /// `gps_timeout`: default 10 s (1-300).
     public var gpsTimeout: Duration = .seconds(10)
 
@@ -116,30 +118,4 @@ public struct OutboxSettings: Sendable, Hashable {
     public var path = "/var/lib/petspot-kiosk/outbox"
 
     public init() {}
-}
-
-/// `[delivery]`: the PetSpot backend (SPEC §8).
-public struct DeliverySettings: Sendable, Hashable {
-    /// `endpoint` (required): the API's base URL; reports go to
-    /// `{endpoint}/announcements`. `https://`, or `http://` for a loopback host.
-    public var endpoint: String
-    /// `token_file` (required): a file holding the bearer token (never the
-    /// token itself in this file).
-    public var tokenFile: String
-    /// `timeout`: one request, from connecting to the answer's last byte; default 60 s.
-    public var timeout: Duration = .seconds(60)
-    /// `retention`: how long a delivered report's photo and personal data
-    /// stay on the station; default 7 days.
-    public var retention: Duration = .seconds(7 * 86_400)
-    /// `max_in_flight`: reports sent at once; default 1.
-    public var maxInFlight = 1
-    /// `retry_initial`: the first retry's delay; default 2 s.
-    public var retryInitial: Duration = .seconds(2)
-    /// `retry_max`: the backoff's cap; default 300 s.
-    public var retryMax: Duration = .seconds(300)
-
-    public init(endpoint: String, tokenFile: String) {
-        self.endpoint = endpoint
-        self.tokenFile = tokenFile
-    }
 }

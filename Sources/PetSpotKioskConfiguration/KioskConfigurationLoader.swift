@@ -1,5 +1,6 @@
 import Glibc
 import PetSpotConfiguration
+import PetSpotDelivery
 
 /// Loads and validates the kiosk's TOML configuration (``KioskConfiguration``).
 ///

@@ -27,7 +27,7 @@ struct CallCommand: ParsableCommand {
     var params: String?
 
     @Option(name: .long, help: "The daemon's socket.")
-    var socket: String = "/run/petspot/locationd.sock"
+    var socket: String = DaemonSocket.defaultPath
 
     @Option(name: .long, help: "Seconds to wait for the response.")
     var timeout: Double = 30

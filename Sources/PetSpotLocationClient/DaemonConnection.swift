@@ -23,9 +23,24 @@ import Synchronization
 /// getting its answer. The answer limit starts at the write, so a request
 /// whose connection was slow to open is still sent, and "no answer" always
 /// means the daemon was asked.
+///
+/// Why an actor, unlike the daemon (a class over a `Mutex` where nothing
+/// waits): work here waits under exclusion. Opening the connection is
+/// awaited by every request that comes meanwhile (one client, one
+/// connection), and a request's entry must be in place before its line is
+/// written and its answer can come. Its tasks, each with an owner:
+/// - one **reader** per connection (``Link/reader``): reads the daemon's
+///   lines until the connection ends; cancelled when the connection goes;
+/// - the **connect attempt** (`connecting`), awaited by the requests that
+///   wait for it, and cleared when it ends;
+/// - one **errand runner** (`errandRunner`), for what is asked of the actor
+///   from outside it with no one to wait for the result (a cancelled
+///   caller's request forgotten, a subscription unwatched when its stream
+///   ends or its late answer comes): a stream of ``Errand``s that it runs in
+///   order; it ends with the connection object (deinit finishes the stream).
 actor DaemonConnection {
     /// A request sent, or being sent, and not answered yet.
-    private struct Pending {
+    struct Pending {
         /// The serial of the connection it went out on: only that connection's end fails it.
         var link: Int
         /// For `location.watch`: where the subscription's fixes go once it is answered.
@@ -44,10 +59,26 @@ actor DaemonConnection {
 
     /// A subscription, by the connection it lives on (the daemon numbers
     /// subscriptions per connection) and its number.
-    private struct SubscriptionKey: Hashable {
+    struct SubscriptionKey: Hashable {
         var link: Int
         var number: Int
     }
+
+    /// What the actor is asked to do from outside it, run by the errand runner.
+    enum Errand: Sendable {
+        /// A request's caller stopped waiting (its task was cancelled).
+        case forget(Int)
+        /// A subscription's stream ended: unwatch it.
+        case unwatch(SubscriptionKey)
+        /// A forgotten watch was answered late: end the subscription it opened.
+        case sendUnwatch(Int, link: Int)
+    }
+
+    /// Where errands are posted, from any thread.
+    nonisolated let errands: AsyncStream<Errand>.Continuation
+    private let postedErrands: AsyncStream<Errand>
+    /// Runs the errands, started with the first request.
+    private var errandRunner: Task<Void, Never>?
 
     /// What a request whose caller stopped waiting ends with.
     static let cancelled = LocationError.daemonUnreachable("cancelled")
@@ -62,20 +93,45 @@ actor DaemonConnection {
     /// The connection being opened, while it is.
     private var connecting: Task<Result<Link, LocationError>, Never>?
     private var nextID = 0
-    private var pending: [Int: Pending] = [:]
-    private var early: [Int: Result<JSONValue, LocationError>] = [:]
-    private var subscriptions: [SubscriptionKey: AsyncThrowingStream<LocationFix, any Error>.Continuation] = [:]
+    var pending: [Int: Pending] = [:]
+    var early: [Int: Result<JSONValue, LocationError>] = [:]
+    var subscriptions: [SubscriptionKey: AsyncThrowingStream<LocationFix, any Error>.Continuation] = [:]
     /// Watches forgotten before they were answered, by request id: the
     /// connection each went out on. A late answer's subscription is unwatched.
-    private var abandonedWatches: [Int: Int] = [:]
+    var abandonedWatches: [Int: Int] = [:]
     /// Watches one connection may leave unanswered before it is taken as
     /// wedged and closed (the next request opens a new one): what bounds
     /// ``abandonedWatches`` on a connection that lives on.
     static let maxAbandonedWatches = 32
 
-    init(socketPath: String) { self.socketPath = socketPath }
+    init(socketPath: String) {
+        self.socketPath = socketPath
+        (postedErrands, errands) = AsyncStream.makeStream(of: Errand.self)
+    }
 
-    deinit { link?.reader.cancel() }
+    deinit {
+        errands.finish()
+        link?.reader.cancel()
+    }
+
+    /// Starts the errand runner, once.
+    private func runErrands() {
+        guard errandRunner == nil else { return }
+        errandRunner = Task { [weak self, postedErrands] in
+            for await errand in postedErrands {
+                guard let self else { return }
+                await self.run(errand)
+            }
+        }
+    }
+
+    private func run(_ errand: Errand) async {
+        switch errand {
+        case .forget(let id): forget(id)
+        case .unwatch(let key): await unwatch(key)
+        case .sendUnwatch(let number, let link): await sendUnwatch(number, on: link)
+        }
+    }
 
     /// How long a request may take to reach the daemon, and how long its
     /// answer may then take. The two are counted apart: the answer limit
@@ -125,6 +181,7 @@ actor DaemonConnection {
     private func request(
         _ method: RPCMethod, params: JSONValue?, watch: WatchStream?, within limits: Limits
     ) async -> Result<JSONValue, LocationError> {
+        runErrands()
         nextID += 1
         let id = nextID
         let socketPath = self.socketPath
@@ -164,7 +221,7 @@ actor DaemonConnection {
                 pending[id]?.waiter = waiter
             }
         } onCancel: {
-            Task { await self.forget(id) }
+            errands.yield(.forget(id))
         }
     }
 
@@ -290,75 +347,6 @@ actor DaemonConnection {
         return link
     }
 
-    private func receive(_ line: ByteBuffer, on serial: Int) {
-        guard let message = try? JSONValue.parse(Data(line.readableBytesView)) else { return }
-        let messages: [JSONValue]
-        if case .array(let elements) = message { messages = elements } else { messages = [message] }
-        for message in messages { route(message, on: serial) }
-    }
-
-    private func route(_ message: JSONValue, on serial: Int) {
-        if case .string(let method)? = message["method"] {
-            guard case .number(let raw)? = message["params"]?["subscription"], let number = Int(exactly: raw) else {
-                return
-            }
-            let key = SubscriptionKey(link: serial, number: number)
-            guard let continuation = subscriptions[key] else { return }
-            if method == RPCMethod.locationUpdate, let fixValue = message["params"]?["fix"] {
-                if let fix = try? WireCoding.decodeFix(fixValue) { continuation.yield(fix) }
-            } else if method == RPCMethod.locationError, let errorValue = message["params"]?["error"] {
-                subscriptions.removeValue(forKey: key)
-                continuation.finish(throwing: RPCCodec.decodeError(errorValue).locationError)
-            }
-            return
-        }
-        var outcome: Result<JSONValue, LocationError>
-        if let errorValue = message["error"] {
-            outcome = .failure(RPCCodec.decodeError(errorValue).locationError)
-        } else {
-            outcome = .success(message["result"] ?? .null)
-        }
-        guard case .number(let rawID)? = message["id"], let id = Int(exactly: rawID) else {
-            // An answer without id (tooManyClients, a parse error): it
-            // concerns everyone waiting on this connection.
-            // An id this client never sends (not a whole number) is treated the same.
-            if case .failure(let error) = outcome { failAll(on: serial, error) }
-            return
-        }
-        if let watchLink = abandonedWatches.removeValue(forKey: id) {
-            // Nobody wants this watch any more: end the subscription it opened.
-            if case .success(let result) = outcome, case .number(let raw)? = result["subscription"],
-                let number = Int(exactly: raw)
-            {
-                Task { await self.sendUnwatch(number, on: watchLink) }
-            }
-            return
-        }
-        // No entry: a late answer to a forgotten call, or to an unwatch.
-        guard let entry = pending.removeValue(forKey: id) else { return }
-        if let watch = entry.watch {
-            switch outcome {
-            case .success(let result):
-                if case .number(let raw)? = result["subscription"], let number = Int(exactly: raw) {
-                    let key = SubscriptionKey(link: serial, number: number)
-                    subscriptions[key] = watch.continuation
-                    watch.subscribed { [weak self] in Task { await self?.unwatch(key) } }
-                } else {
-                    let error = LocationError.internalError("watch answered without a subscription")
-                    outcome = .failure(error)
-                    watch.continuation.finish(throwing: error)
-                }
-            case .failure(let error):
-                watch.continuation.finish(throwing: error)
-            }
-        }
-        if let waiter = entry.waiter {
-            waiter.resume(returning: outcome)
-        } else {
-            early[id] = outcome
-        }
-    }
-
     /// The caller of request `id` stopped waiting: it gets `cancelled`, a
     /// late answer is ignored (a watch's is unwatched). No-op once answered.
     private func forget(_ id: Int) {
@@ -401,64 +389,8 @@ actor DaemonConnection {
         abandonedWatches = abandonedWatches.filter { $0.value != serial }
     }
 
-    private func failAll(on serial: Int, _ error: LocationError) {
-        for (id, entry) in pending where entry.link == serial {
-            pending.removeValue(forKey: id)
-            entry.watch?.continuation.finish(throwing: error)
-            if let waiter = entry.waiter {
-                waiter.resume(returning: .failure(error))
-            } else {
-                early[id] = .failure(error)
-            }
-        }
-        for (key, continuation) in subscriptions where key.link == serial {
-            subscriptions.removeValue(forKey: key)
-            continuation.finish(throwing: error)
-        }
-    }
-
     private static func explain(_ error: any Error) -> String {
         if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
         return "\(error)"
-    }
-}
-
-/// A watch's stream and what its end does, whenever it comes (the consumer
-/// stops iterating on any thread, at any moment): before the daemon has
-/// answered, nothing here (the caller cancels the wait, and the watch is
-/// forgotten); after, the subscription is unwatched, at once if the stream
-/// ended while the answer was on its way.
-final class WatchStream: Sendable {
-    private enum State {
-        case waiting
-        case subscribed(@Sendable () -> Void)
-        case ended
-    }
-
-    let continuation: AsyncThrowingStream<LocationFix, any Error>.Continuation
-    private let state = Mutex(State.waiting)
-
-    init(_ continuation: AsyncThrowingStream<LocationFix, any Error>.Continuation) {
-        self.continuation = continuation
-    }
-
-    /// The subscription is in place: `unwatch` ends it when the stream ends.
-    func subscribed(_ unwatch: @escaping @Sendable () -> Void) {
-        let ended = state.withLock { state in
-            if case .ended = state { return true }
-            state = .subscribed(unwatch)
-            return false
-        }
-        if ended { unwatch() }
-    }
-
-    /// The stream has ended (its `onTermination`).
-    func ended() {
-        let unwatch = state.withLock { state -> (@Sendable () -> Void)? in
-            defer { state = .ended }
-            if case .subscribed(let unwatch) = state { return unwatch }
-            return nil
-        }
-        unwatch?()
     }
 }

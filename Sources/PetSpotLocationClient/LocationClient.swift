@@ -48,7 +48,7 @@ import PetSpotProtocol
 ///   ``close()`` still end the stream with their error.
 public final class LocationClient: LocationService, Sendable {
     /// The default socket path.
-    public static let defaultSocketPath = "/run/petspot/locationd.sock"
+    public static let defaultSocketPath = DaemonSocket.defaultPath
     /// Extra time granted beyond a request's own timeout before the client
     /// gives up on a silent daemon.
     public static let responseMargin: Duration = .seconds(5)

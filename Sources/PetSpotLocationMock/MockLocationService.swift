@@ -1,6 +1,7 @@
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotSimulatedSource
+import Synchronization
 
 /// A scriptable ``LocationService`` for test suites: the test double of
 /// ``LocationService`` (the daemon's own simulated source is
@@ -50,7 +51,7 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
     public func play(_ scenario: Scenario) async {
         let state = self.state
         await ScenarioPlayer(scenario: scenario) { status, accuracy in
-            await state.set(AuthorizationState(status: status, accuracy: accuracy, decidedBy: .decision))
+            state.set(AuthorizationState(status: status, accuracy: accuracy, decidedBy: .decision))
         }.run(reportingTo: hub)
     }
 
@@ -59,22 +60,22 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
 
     /// Replaces the authorization state.
     public func setAuthorization(_ status: AuthorizationStatus, accuracy: AccuracyAuthorization? = nil) async {
-        await state.set(AuthorizationState(status: status, accuracy: accuracy, decidedBy: .decision))
+        state.set(AuthorizationState(status: status, accuracy: accuracy, decidedBy: .decision))
     }
 
     /// Changes what the next prompt yields.
-    public func setPromptAnswer(_ answer: PromptAnswer) async { await state.setAnswer(answer) }
+    public func setPromptAnswer(_ answer: PromptAnswer) async { state.setAnswer(answer) }
 
     /// How many times ``requestAuthorization(accuracy:)`` was called.
-    public var authorizationRequests: Int { get async { await state.requests } }
+    public var authorizationRequests: Int { get async { state.requests } }
 
     /// How many prompts were actually shown (requests made while `notDetermined`).
-    public var prompts: Int { get async { await state.prompts } }
+    public var prompts: Int { get async { state.prompts } }
 
     // MARK: LocationService
 
     public func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
-        let accuracy = try await state.requireAuthorized()
+        let accuracy = try state.requireAuthorized()
         var fix = try await hub.location(request)
         fix.accuracy = accuracy
         return fix
@@ -86,9 +87,9 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
         return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let relay = Task {
                 do {
-                    _ = try await state.requireAuthorized()
+                    _ = try state.requireAuthorized()
                     for try await var fix in hub.updates(options) {
-                        fix.accuracy = try await state.requireAuthorized()
+                        fix.accuracy = try state.requireAuthorized()
                         continuation.yield(fix)
                     }
                     continuation.finish()
@@ -100,55 +101,66 @@ public final class MockLocationService: LocationService, SourceStatusReporting {
         }
     }
 
-    public func authorizationStatus() async throws(LocationError) -> AuthorizationState { await state.current }
+    public func authorizationStatus() async throws(LocationError) -> AuthorizationState { state.current }
 
     public func requestAuthorization(
         accuracy: AccuracyAuthorization
     ) async throws(LocationError)
         -> AuthorizationState
     {
-        try await state.request(accuracy: accuracy)
+        try state.request(accuracy: accuracy)
     }
 
     public func sourceStatus() async -> SourceStatus { hub.status() }
 }
 
-/// The mock's authorization state machine.
-actor AuthorizationScript {
-    private(set) var current: AuthorizationState
-    private var answer: MockLocationService.PromptAnswer
-    private(set) var requests = 0
-    private(set) var prompts = 0
-
-    init(current: AuthorizationState, answer: MockLocationService.PromptAnswer) {
-        self.current = current
-        self.answer = answer
+/// The mock's authorization state machine: a value under a `Mutex` (nothing
+/// waits in it: a scripted prompt is answered at once).
+final class AuthorizationScript: Sendable {
+    private struct Script {
+        var current: AuthorizationState
+        var answer: MockLocationService.PromptAnswer
+        var requests = 0
+        var prompts = 0
     }
 
-    func set(_ state: AuthorizationState) { current = state }
-    func setAnswer(_ answer: MockLocationService.PromptAnswer) { self.answer = answer }
+    private let script: Mutex<Script>
+
+    init(current: AuthorizationState, answer: MockLocationService.PromptAnswer) {
+        script = Mutex(Script(current: current, answer: answer))
+    }
+
+    var current: AuthorizationState { script.withLock { $0.current } }
+    var requests: Int { script.withLock { $0.requests } }
+    var prompts: Int { script.withLock { $0.prompts } }
+
+    func set(_ state: AuthorizationState) { script.withLock { $0.current = state } }
+    func setAnswer(_ answer: MockLocationService.PromptAnswer) { script.withLock { $0.answer = answer } }
 
     func requireAuthorized() throws(LocationError) -> AccuracyAuthorization {
+        let current = self.current
         if let refusal = LocationError(refusing: current.status) { throw refusal }
         return current.accuracy ?? .full
     }
 
     func request(accuracy: AccuracyAuthorization) throws(LocationError) -> AuthorizationState {
-        requests += 1
-        guard current.status == .notDetermined else { return current }
-        prompts += 1
-        switch answer {
-        case .allow(let granted):
-            // The user may grant less than asked, never more.
-            let effective: AccuracyAuthorization = (granted == .reduced || accuracy == .reduced) ? .reduced : .full
-            current = AuthorizationState(status: .authorized, accuracy: effective, decidedBy: .decision)
-        case .deny:
-            current = AuthorizationState(status: .denied, decidedBy: .decision)
-        case .restrict:
-            current = AuthorizationState(status: .restricted, decidedBy: .rule)
-        case .unavailable:
-            throw .promptUnavailable
+        try script.withLock { (script) throws(LocationError) -> AuthorizationState in
+            script.requests += 1
+            guard script.current.status == .notDetermined else { return script.current }
+            script.prompts += 1
+            switch script.answer {
+            case .allow(let granted):
+                // The user may grant less than asked, never more.
+                let effective: AccuracyAuthorization = (granted == .reduced || accuracy == .reduced) ? .reduced : .full
+                script.current = AuthorizationState(status: .authorized, accuracy: effective, decidedBy: .decision)
+            case .deny:
+                script.current = AuthorizationState(status: .denied, decidedBy: .decision)
+            case .restrict:
+                script.current = AuthorizationState(status: .restricted, decidedBy: .rule)
+            case .unavailable:
+                throw .promptUnavailable
+            }
+            return script.current
         }
-        return current
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import Metrics
+import PetSpotLocation
 import PetSpotPOSIX
 import Prometheus
 import ServiceLifecycle
@@ -14,7 +15,10 @@ import Synchronization
 /// shutdown begins) it runs ``refresh`` (which sets the gauges read from
 /// state, such as the source's fix age) and replaces the file atomically
 /// (``AtomicFile``: a scrape sees the old exposition or the new one, never
-/// a torn one). The file is mode 0644: node_exporter runs as its own user.
+/// a torn one). It is not fsynced: the next interval writes it again, so a
+/// power loss costs at most one interval's figures, and no write waits on
+/// the disk (the daemon writes it from an event loop). The file is mode
+/// 0644: node_exporter runs as its own user.
 /// A failed write is logged and counted (`petspot_metrics_write_failures_total`),
 /// and the next interval tries again; it never stops the program.
 ///
@@ -31,6 +35,8 @@ public struct MetricsTextfile: Service, CustomStringConvertible {
     public let registry: PrometheusCollectorRegistry
     /// Sets the gauges read from state, before each write.
     public let refresh: @Sendable () async -> Void
+    /// Where the pause between two writes is timed (the daemon: its event loops).
+    public let sleeper: Sleeper
     let logger: Logger
     private let failures: Prometheus.Counter
     private let contextSwitches: ContextSwitches
@@ -38,8 +44,9 @@ public struct MetricsTextfile: Service, CustomStringConvertible {
     /// Creates the writer; nothing is written until ``run()``.
     public init(
         path: String, interval: Duration, registry: PrometheusCollectorRegistry, logger: Logger,
-        refresh: @escaping @Sendable () async -> Void = {}
+        sleeper: Sleeper = .task, refresh: @escaping @Sendable () async -> Void = {}
     ) {
+        self.sleeper = sleeper
         self.path = path
         self.interval = interval
         self.registry = registry
@@ -65,13 +72,12 @@ public struct MetricsTextfile: Service, CustomStringConvertible {
     public func run() async throws {
         AtomicFile.removeLeftovers(for: path)
         await write()
-        let clock = ContinuousClock()
-        var next = clock.now
+        var next = ContinuousClock.now
         while true {
             next = next.advanced(by: interval)
             let deadline = next
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(until: deadline, clock: clock) }
+                try await cancelWhenGracefulShutdown { try await sleeper.sleep(until: deadline) }
             } catch {
                 break  // a graceful shutdown began (or the task was cancelled)
             }
@@ -86,7 +92,7 @@ public struct MetricsTextfile: Service, CustomStringConvertible {
         await refresh()
         contextSwitches.update()
         do throws(AtomicFile.Failure) {
-            try AtomicFile.write(registry.emitToBuffer(), to: path, mode: 0o644)
+            try AtomicFile.write(registry.emitToBuffer(), to: path, mode: 0o644, durable: false)
         } catch {
             failures.increment()
             logger.warning("metrics file not written", metadata: ["error": "\(error)"])

@@ -141,21 +141,14 @@ public final class Outbox: Sendable {
     public func enqueue(
         report: FoundPetReport, photoFile: String, enqueuedAt: Date = Date()
     ) async throws(OutboxError) -> UUID {
-        let prepared = try Prepared(report: report, directory: photosDirectory)
-        try checkFreeSpace(for: report.photo.bytes)
-        let options = self.options
-        let photos = photosDirectory
+        let (prepared, insert) = try insertion(of: report, photoFile: photoFile, enqueuedAt: enqueuedAt)
         do {
-            try await write { db throws(OutboxError) in
-                try Self.insert(
-                    prepared, photoSource: photoFile, photos: photos, options: options, enqueuedAt: enqueuedAt, db)
-            }
+            try await write(insert)
         } catch {
             removeUnownedPhoto(prepared)
             throw error
         }
-        enqueueObservers.notify()
-        return report.id
+        return enqueued(report)
     }
 
     /// The same as ``enqueue(report:photoFile:enqueuedAt:)``, blocking the calling thread.
@@ -163,19 +156,36 @@ public final class Outbox: Sendable {
     public func enqueueSynchronously(
         report: FoundPetReport, photoFile: String, enqueuedAt: Date = Date()
     ) throws(OutboxError) -> UUID {
-        let prepared = try Prepared(report: report, directory: photosDirectory)
-        try checkFreeSpace(for: report.photo.bytes)
-        let options = self.options
-        let photos = photosDirectory
+        let (prepared, insert) = try insertion(of: report, photoFile: photoFile, enqueuedAt: enqueuedAt)
         do {
-            try writeSynchronously { db throws(OutboxError) in
-                try Self.insert(
-                    prepared, photoSource: photoFile, photos: photos, options: options, enqueuedAt: enqueuedAt, db)
-            }
+            try writeSynchronously(insert)
         } catch {
             removeUnownedPhoto(prepared)
             throw error
         }
+        return enqueued(report)
+    }
+
+    /// The checks before a report is queued (encodable, disk space), and the
+    /// transaction body that inserts it.
+    private func insertion(
+        of report: FoundPetReport, photoFile: String, enqueuedAt: Date
+    ) throws(OutboxError) -> (Prepared, @Sendable (Database) throws(OutboxError) -> Void) {
+        let prepared = try Prepared(report: report, directory: photosDirectory)
+        try checkFreeSpace(for: report.photo.bytes)
+        let options = self.options
+        let photos = photosDirectory
+        return (
+            prepared,
+            { db throws(OutboxError) in
+                try Self.insert(
+                    prepared, photoSource: photoFile, photos: photos, options: options, enqueuedAt: enqueuedAt, db)
+            }
+        )
+    }
+
+    /// A report is in the outbox: wakes the senders.
+    private func enqueued(_ report: FoundPetReport) -> UUID {
         enqueueObservers.notify()
         return report.id
     }

@@ -25,17 +25,13 @@ final class SplicedFix: Sendable {
 
     init(fix: LocationFix) {
         self.fix = fix
-        guard case .object(var members) = WireCoding.encode(fix) else { preconditionFailure("a fix is an object") }
-        members["accuracy"] = nil
-        members["age"] = nil
         var open: [UInt8] = Array(#"{"accuracy":"#.utf8)
         JSONValue.string(fix.accuracy.rawValue).write(utf8: &open)
         open.append(contentsOf: #","age":"#.utf8)
-        // The remaining members, sorted, after the age: `{"altitude":…}` becomes `,"altitude":…}`.
+        // The remaining members, in the serializer's order, after the age: `,"altitude":…}`.
         var rest: [UInt8] = []
         rest.reserveCapacity(256)
-        JSONValue.object(members).write(utf8: &rest)
-        rest[0] = UInt8(ascii: ",")
+        WireCoding.writeMembersAfterAge(of: fix, utf8: &rest)
         self.open = open
         self.rest = rest
     }

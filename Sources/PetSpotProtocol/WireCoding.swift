@@ -31,6 +31,34 @@ public enum WireCoding {
         return .object(members)
     }
 
+    /// Appends the members of ``encode(_:at:)`` that sort after `age`, in
+    /// the serializer's order (sorted names), each as `,"name":value`, then
+    /// the object's `}`: the same bytes `JSONValue.write(utf8:)` gives for
+    /// them, without building the dictionary (``SplicedFix``, once per fix
+    /// on the watch path; `UpdateNotificationTests` holds the two equal).
+    static func writeMembersAfterAge(of fix: LocationFix, utf8 output: inout [UInt8]) {
+        func put(_ name: StaticString, _ value: JSONValue) {
+            output.append(UInt8(ascii: ","))
+            name.withUTF8Buffer { output.append(contentsOf: $0) }
+            value.write(utf8: &output)
+        }
+        func put(_ name: StaticString, _ value: Double?) {
+            if let value, value.isFinite { put(name, .number(value)) }
+        }
+        // `accuracy` and `age` sort first; the rest in this order.
+        put(#""altitude":"#, fix.altitude)
+        put(#""course":"#, fix.course)
+        put(#""horizontalAccuracy":"#, fix.horizontalAccuracy)
+        put(#""latitude":"#, .number(fix.coordinate.latitude))
+        put(#""longitude":"#, .number(fix.coordinate.longitude))
+        put(#""mode":"#, .number(Double(fix.mode.rawValue)))
+        put(#""source":"#, .string(fix.source.rawValue))
+        put(#""speed":"#, fix.speed)
+        if let timestamp = fix.timestamp { put(#""timestamp":"#, .string(timestamp.iso8601)) }
+        put(#""verticalAccuracy":"#, fix.verticalAccuracy)
+        output.append(UInt8(ascii: "}"))
+    }
+
     /// A fix read back by a client at `now` (receipt time reconstructed from `age`).
     public static func decodeFix(
         _ value: JSONValue, at now: ContinuousClock.Instant = .now

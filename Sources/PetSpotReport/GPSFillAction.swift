@@ -5,11 +5,14 @@ import PetSpotLocation
 /// The "Use GPS" button of the description step, over any ``LocationService``
 /// (the daemon client in production, the mock in tests).
 ///
-/// It follows the iOS behaviour: read the authorization status; when never
-/// decided, request it; when authorized, get one fix, validate its range
-/// and format both coordinates with ``decimals`` decimals; when denied or
-/// restricted, produce a ``PermissionAlert``; on any failure produce a
-/// message and leave the fields alone.
+/// One tap is one `location.get`: the daemon checks the authorization when
+/// it answers, and answers `notDetermined`, `denied` or `restricted` itself,
+/// so the status is not asked first. Only a `notDetermined` answer leads to
+/// `authorization.request` (the iOS behaviour: ask when never decided) and,
+/// when that grants, a second `location.get`. A fix is validated and both
+/// coordinates formatted with ``decimals`` decimals; denied or restricted
+/// gives a ``PermissionAlert``; any other failure a message, the fields
+/// left alone.
 ///
 /// ```swift
 /// let outcome = await GPSFillAction(service: service).perform()
@@ -47,20 +50,22 @@ public struct GPSFillAction: Sendable {
     /// Runs the action once. Never throws: every ending is a ``GPSFillOutcome``.
     public func perform() async -> GPSFillOutcome {
         do throws(LocationError) {
-            var state = try await service.authorizationStatus()
-            if state.status == .notDetermined {
-                state = try await service.requestAuthorization(accuracy: accuracy)
+            let fix: LocationFix
+            do throws(LocationError) {
+                fix = try await service.location(request)
+            } catch {
+                guard error == .notDetermined else { throw error }
+                let state = try await service.requestAuthorization(accuracy: accuracy)
+                switch state.status {
+                case .authorized:
+                    fix = try await service.location(request)
+                case .denied, .restricted:
+                    return .permissionAlert(
+                        PermissionAlert(status: state.status, client: state.client, decidedBy: state.decidedBy))
+                case .notDetermined:
+                    return .failed(GPSFailure(.notDetermined))
+                }
             }
-            switch state.status {
-            case .authorized:
-                break
-            case .denied, .restricted:
-                return .permissionAlert(
-                    PermissionAlert(status: state.status, client: state.client, decidedBy: state.decidedBy))
-            case .notDetermined:
-                return .failed(GPSFailure(.notDetermined))
-            }
-            let fix = try await service.location(request)
             return Self.outcome(for: fix, decimals: decimals)
         } catch {
             switch error {

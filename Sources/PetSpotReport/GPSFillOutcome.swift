@@ -1,6 +1,10 @@
+import Glibc
 import PetSpotLocation
 
-/// What the "Use GPS" action ended with, for the UI to show.
+/// What the "Use GPS" action ended with: the one shape a GPS tap's answer
+/// has from the client's reply to the page (the kiosk keeps it in the visit
+/// and renders it; the console prints it). Its English texts are here once
+/// (``PermissionAlert``, ``GPSFailure/message``); the kiosk translates them.
 public enum GPSFillOutcome: Sendable, Hashable {
     /// Both fields were filled: the texts to put in them, the fix's coordinate,
     /// the accuracy granted and the fix's horizontal accuracy in metres (when known).
@@ -23,8 +27,14 @@ public enum GPSFillOutcome: Sendable, Hashable {
 ///
 /// It has two buttons: ``cancelTitle`` and ``settingsTitle``. On a desktop
 /// the second opens the system's location settings; on a kiosk, where the
-/// user cannot change anything, ``whomToAsk`` says who can (built from the
-/// identity the daemon reported).
+/// user cannot change anything, ``whomToAsk`` says who can. The
+/// administrator's part of it, ``remedy``, is the one text of that hint:
+/// the kiosk's log and `/admin/status` show it too.
+///
+/// A refusal read from `location.get` (the one request a GPS tap makes)
+/// names neither the account nor what decided it: then ``user`` and ``uid``
+/// are this process's own (the account the daemon sees, since it reads the
+/// socket's peer credentials) and ``decidedBy`` is `nil`.
 public struct PermissionAlert: Sendable, Hashable {
     /// `denied` or `restricted`.
     public var status: AuthorizationStatus
@@ -38,11 +48,14 @@ public struct PermissionAlert: Sendable, Hashable {
     public var cancelTitle: String
     /// "Settings".
     public var settingsTitle: String
-    /// Who can allow location for this station, and where.
-    public var whomToAsk: String
 
     /// What decided the status, when the daemon said (a rule, a remembered decision, the default).
     public var decidedBy: DecisionOrigin?
+
+    /// The account refused: the daemon's view when it said, else this process's own.
+    public var uid: UInt32 { client?.uid ?? getuid() }
+    /// The account's name (its uid when it has none).
+    public var user: String { client?.user ?? Self.userName(uid) ?? String(uid) }
 
     /// The command an administrator runs to forget a remembered decision for `user`.
     public static func resetCommand(user: String) -> String {
@@ -65,24 +78,32 @@ public struct PermissionAlert: Sendable, Hashable {
             message =
                 "This program is not allowed to use the location. Allow it in the settings, or enter the coordinates by hand."
         }
-        var who = "Ask the station's administrator to allow location for "
-        if let client {
-            var parts: [String] = []
-            if let user = client.user { parts.append("user \(user)") }
-            parts.append("uid \(client.uid)")
-            if let unit = client.unit { parts.append("unit \(unit)") }
-            who += parts.joined(separator: ", ")
-        } else {
-            who += "this program"
-        }
-        if status == .restricted || decidedBy == .rule || decidedBy == .default {
-            who +=
-                " with a [[policy.rules]] entry in /etc/petspot/locationd.toml, then: sudo systemctl reload petspot-locationd."
-        } else {
-            let user = client?.user ?? client.map { "\($0.uid)" } ?? "USER"
-            who += ". The administrator runs: \(Self.resetCommand(user: user)), then allows it when asked."
-        }
-        whomToAsk = who
+    }
+
+    /// What the administrator does to allow location for ``user``: a `[[policy.rules]]` entry when a rule
+    /// or the default decided (or it is restricted), the reset command for a remembered decision, and
+    /// both when the daemon did not say which.
+    public var remedy: String {
+        let rule =
+            "add a [[policy.rules]] entry for user \(user) (status = \"authorized\") to "
+            + "/etc/petspot/locationd.toml, then run: sudo systemctl reload petspot-locationd"
+        let reset = "run: \(Self.resetCommand(user: user)), then allow location when the station asks"
+        if status == .restricted || decidedBy == .rule || decidedBy == .default { return rule }
+        if decidedBy == .decision { return reset }
+        return "\(reset) (a remembered decision); or, if a rule or policy.default decided it, \(rule)"
+    }
+
+    /// Who can allow location for this station, and how.
+    public var whomToAsk: String {
+        var parts = ["user \(user)", "uid \(uid)"]
+        if let unit = client?.unit { parts.append("unit \(unit)") }
+        return "Ask the station's administrator to allow location for \(parts.joined(separator: ", ")). "
+            + "To allow it: \(remedy)."
+    }
+
+    private static func userName(_ uid: uid_t) -> String? {
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return nil }
+        return String(cString: name)
     }
 }
 

@@ -74,7 +74,7 @@ struct FoundCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var socket = self.socket ?? "/run/petspot/locationd.sock"
+        var socket = self.socket ?? DaemonSocket.defaultPath
         var gpsTimeout = self.gpsTimeout ?? 10
         let sink: any FoundPetReportSink
         if let config {

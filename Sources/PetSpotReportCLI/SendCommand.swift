@@ -54,7 +54,7 @@ struct SendCommand: AsyncParsableCommand {
             logger.warning("the token file \(delivery.tokenFile) is readable by every user: chmod 0640 it")
         }
         let outbox = try openOutbox(configuration.outbox.path)
-        let sender = DeliverySender(outbox: outbox, configuration: .init(delivery), logger: logger)
+        let sender = DeliverySender(outbox: outbox, settings: delivery, logger: logger)
         if once {
             let result: DeliverySender.DrainResult
             do {

@@ -32,7 +32,7 @@ public struct ScenarioPlayer: FixProducer {
                     hub.receive(.fix(fix.makeFix()))
                 case .wait(let duration):
                     paused = paused || duration > .zero
-                    guard await sleep(duration) else { return }
+                    guard await sleep(duration, on: hub.sleeper) else { return }
                 case .path(let from, let to, let count, let interval, let template):
                     for index in 0..<count {
                         let fraction = count == 1 ? 1 : Double(index) / Double(count - 1)
@@ -42,32 +42,32 @@ public struct ScenarioPlayer: FixProducer {
                         hub.receive(.fix(fix.makeFix()))
                         if index < count - 1 {
                             paused = paused || interval > .zero
-                            guard await sleep(interval) else { return }
+                            guard await sleep(interval, on: hub.sleeper) else { return }
                         }
                     }
                 case .noFix(let duration):
                     hub.receive(.noFix)
                     paused = paused || duration > .zero
-                    guard await sleep(duration) else { return }
+                    guard await sleep(duration, on: hub.sleeper) else { return }
                 case .outage(let duration, let reason):
                     hub.receive(.disconnected(reason: reason))
                     paused = paused || duration > .zero
-                    guard await sleep(duration) else { return }
+                    guard await sleep(duration, on: hub.sleeper) else { return }
                     hub.receive(.connected(device: "simulated"))
                 case .authorization(let status, let accuracy):
                     await onAuthorization?(status, accuracy)
                 }
             }
             // A looping script without any pause would spin a core: pace it.
-            if scenario.loops, !paused { guard await sleep(.seconds(1)) else { return } }
+            if scenario.loops, !paused { guard await sleep(.seconds(1), on: hub.sleeper) else { return } }
         } while scenario.loops && !Task.isCancelled
     }
 
-    /// Sleeps; `false` when cancelled.
-    private func sleep(_ duration: Duration) async -> Bool {
+    /// Sleeps on the hub's timers; `false` when cancelled.
+    private func sleep(_ duration: Duration, on sleeper: Sleeper) async -> Bool {
         guard duration > .zero else { return !Task.isCancelled }
         do {
-            try await Task.sleep(for: duration)
+            try await sleeper.sleep(for: duration)
             return true
         } catch {
             return false

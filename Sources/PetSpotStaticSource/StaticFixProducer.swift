@@ -16,10 +16,13 @@ public struct StaticFixProducer: Sendable {
     public let position: StaticPosition
     /// Time between two ticks while watched.
     public let period: Duration
+    /// Where the ticks are timed (the daemon: its event loops).
+    public let sleeper: Sleeper
 
-    public init(position: StaticPosition, period: Duration = .seconds(1)) {
+    public init(position: StaticPosition, period: Duration = .seconds(1), sleeper: Sleeper = .task) {
         self.position = position
         self.period = period
+        self.sleeper = sleeper
     }
 
     /// The source for ``position``, for this ticker to feed. (`source.min_mode`
@@ -40,7 +43,7 @@ public struct StaticFixProducer: Sendable {
             next = next.advanced(by: period)
             let behind = clock.now - next
             if behind > .zero { next = next.advanced(by: period * (behind / period).rounded(.up)) }
-            guard (try? await Task.sleep(until: next, clock: clock)) != nil else { return }
+            guard (try? await sleeper.sleep(until: next)) != nil else { return }
             source.tick(position.fix(at: next))
         }
     }

@@ -3,7 +3,7 @@
 
 Headless Chromium (Debian's chromium + chromium-driver) driven by WebDriver
 (Debian's python3-selenium) against real processes: petspot-locationd on a
-simulated source, and petspot-kiosk. Four stations:
+simulated source, and petspot-kiosk. Five stations:
 
   A  daemon with a [[policy.rules]] entry authorizing this uid (GPS fills);
      photo_sources = ["camera", "file"]
@@ -12,6 +12,8 @@ simulated source, and petspot-kiosk. Four stations:
      screen left past it still starts a visit at the tap)
   D  as A, camera only, with C's short idle reset: a whole report after the
      welcome screen idled
+  E  as A, camera only, its photo cache and outbox on small tmpfs mounts (a
+     full disk at the photo and at submit; the test then makes room)
 
 The browser walks as the public does: taps (the on-screen keyboard for every
 text of the whole reports), Chromium's fake camera for the photo, and on every
@@ -81,7 +83,11 @@ def wait_for(predicate, timeout=60, what="condition"):
 class Station:
     """A petspot-kiosk (and maybe its petspot-locationd) in a temporary directory."""
 
-    def __init__(self, name, root, bin_dir, policy=None, idle_reset=120, photo_sources=None):
+    def __init__(self, name, root, bin_dir, policy=None, idle_reset=120, photo_sources=None, small_disks=False):
+        """small_disks: the photo cache and the outbox each on a tmpfs too small for them (the station's
+        own free-space checks then refuse: the draft cache keeps 20 MiB free, the outbox 4 MiB), so a
+        full disk can be shown and then made room on (``resize``); needs root to mount, else
+        ``self.small_disks`` is False."""
         self.name = name
         self.dir = os.path.join(root, name)
         os.makedirs(self.dir)
@@ -91,6 +97,8 @@ class Station:
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         self.processes = []
+        self.mounts = []
+        self.small_disks = small_disks and all(self.mount(path, "1m") for path in (self.cache, self.outbox))
         if policy is not None:
             config = os.path.join(self.dir, "locationd.toml")
             with open(config, "w") as f:
@@ -123,6 +131,19 @@ class Station:
         log = open(os.path.join(self.dir, label + ".log"), "w")
         self.processes.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env))
 
+    def mount(self, path, size):
+        """A tmpfs of `size` at `path`; False when this machine does not let the test mount one."""
+        os.makedirs(path, exist_ok=True)
+        result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", path],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if result.returncode == 0:
+            self.mounts.append(path)
+        return result.returncode == 0
+
+    def resize(self, path, size):
+        """Grows (or shrinks) the tmpfs at `path`: the staff making room."""
+        subprocess.run(["mount", "-o", "remount,size=" + size, path], check=True)
+
     def stop(self):
         for process in reversed(self.processes):
             process.terminate()
@@ -130,6 +151,9 @@ class Station:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
+        for path in reversed(self.mounts):
+            subprocess.run(["umount", "-l", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.mounts = []
 
     def drafts(self):
         root = os.path.join(self.cache, "PetSpot", "ReportFoundPet")
@@ -227,7 +251,7 @@ class Kiosk:
             element.clear()
         element.send_keys(text)
 
-    # The on-screen keyboard (kiosk.js): a visitor types by tapping its keys, never on a keyboard.
+    # The on-screen keyboard (kiosk-keyboard.js): a visitor types by tapping its keys, never on a keyboard.
     POLISH_LETTERS = "ąćęłńóśźż"
 
     def keyboard_open(self):
@@ -269,6 +293,20 @@ class Kiosk:
 
     def has_key(self, key_id):
         return bool(self.driver.find_elements(By.ID, key_id))
+
+    def tap_key_times(self, field_id, key_id, count):
+        """Taps the field, then one key of the on-screen keyboard `count` times."""
+        self.tap(field_id)
+        self.check_keyboard(field_id)
+        for _ in range(count):
+            self.key(key_id)
+
+    def focused(self):
+        """The id of the element that has the focus."""
+        return self.driver.execute_script("return document.activeElement ? document.activeElement.id : ''")
+
+    def wait_focused(self, element_id, timeout=10):
+        WebDriverWait(self.driver, timeout).until(lambda d: self.focused() == element_id)
 
     def tap_type(self, field_id, text):
         """Taps the field, then types text on the on-screen keyboard, key by key: osk.shift before a
@@ -522,6 +560,8 @@ def main():
     parser.add_argument("--bin", required=True, help="where petspot-kiosk and petspot-locationd are")
     parser.add_argument("--screenshots", default="", help="directory for the screenshots (kept)")
     parser.add_argument("--only", default="", help="run only the scenarios whose name contains this (or one of these, comma-separated)")
+    parser.add_argument("--gps-taps", type=int, default=30,
+                        help="GPS taps the benchmark times (3 a visit, the visit's budget; more for a steadier p99)")
     args = parser.parse_args()
     bin_dir = os.path.abspath(args.bin)
     shots = os.path.abspath(args.screenshots) if args.screenshots else ""
@@ -539,10 +579,11 @@ def main():
         stations["B"] = Station("B", root, bin_dir, policy='[policy]\ndefault = "notDetermined"\nprompt = "deny"\n')
         stations["C"] = Station("C", root, bin_dir, policy=None, idle_reset=12)
         stations["D"] = Station("D", root, bin_dir, policy=authorized, idle_reset=12)
+        stations["E"] = Station("E", root, bin_dir, policy=authorized, small_disks=True)
         kiosk = Kiosk()
         run.browser = kiosk
         images = make_images(kiosk, root, stations["A"].url)
-        A, B, C, D = stations["A"], stations["B"], stations["C"], stations["D"]
+        A, B, C, D, E = stations["A"], stations["B"], stations["C"], stations["D"], stations["E"]
 
         def start(station):
             kiosk.open(station.url + "/")
@@ -778,13 +819,151 @@ def main():
             look("5-contact-errors")
             kiosk.cancel_visit()
 
+        def details_by_taps(station, photo="camera"):
+            """Step 2 filled as the public does (taps only), then Continue to step 3."""
+            Select(kiosk.el("animalDescription.speciesDropdown.tap")).select_by_value("cat")
+            kiosk.tap("animalDescription.genderFemale.tap")
+            kiosk.tap_type("animalDescription.latitudeTextField.input", "52.2297")
+            kiosk.tap_type("animalDescription.longitudeTextField.input", "21.0122")
+            kiosk.close_keyboard()
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_path("/report/contact")
+
+        def phone_too_long():
+            # An international number past the seed's 11 digits is refused beside the field, never cut.
+            kiosk.size(PORTRAIT)
+            to_details(A)
+            details_by_taps(A)
+            before = len(A.reports())
+            kiosk.tap_type("contactInformation.phoneTextField.input", "+380 67 123 4567")
+            check(kiosk.value("contactInformation.phoneTextField.input") == "+380 67 123 4567",
+                  "the 12th digit is kept while tapping: %r" % kiosk.value("contactInformation.phoneTextField.input"))
+            kiosk.tap_type("contactInformation.emailTextField.input", "olena@example.com")
+            kiosk.tap_type("contactInformation.caregiverPhoneTextField.input", "+48 600 123 456 78")
+            kiosk.close_keyboard()
+            kiosk.tap("contactInformation.submitButton.tap")
+            kiosk.wait_visible("reportFound.toast")
+            check(kiosk.path() == "/report/contact", "still on the contact step")
+            check(len(A.reports()) == before, "nothing queued")
+            for field_id, typed in [("phoneTextField", "+380 67 123 4567"),
+                                    ("caregiverPhoneTextField", "+48 600 123 456 78")]:
+                value = kiosk.value("contactInformation.%s.input" % field_id)
+                check(value == typed, "%s stays as typed: %r" % (field_id, value))
+                error = kiosk.text("contactInformation.%s.error" % field_id)
+                check(error == "Enter at most 11 digits", "%s: the message beside the field: %r" % (field_id, error))
+                field = kiosk.el("contactInformation.%s.input" % field_id)
+                check(field.get_attribute("aria-invalid") == "true"
+                      and "contactInformation.%s.error" % field_id in field.get_attribute("aria-describedby"),
+                      "%s: the error is tied to the field" % field_id)
+            look("5-contact-phone-too-long")
+            # The same in Polish: the language switch keeps the typed number, and Submit says it in Polish.
+            kiosk.tap("languageSwitch.pl.tap")
+            WebDriverWait(kiosk.driver, 60).until(lambda d: kiosk.language() == "pl")
+            check(kiosk.value("contactInformation.phoneTextField.input") == "+380 67 123 4567",
+                  "the switch keeps the long number")
+            kiosk.tap("contactInformation.submitButton.tap")
+            kiosk.wait_visible("reportFound.toast")
+            check(kiosk.text("contactInformation.phoneTextField.error") == "Wpisz najwyżej 11 cyfr",
+                  "Polish message: %r" % kiosk.text("contactInformation.phoneTextField.error"))
+            # Corrected by taps (the country code off, the caregiver's extra digits off): it goes.
+            kiosk.tap("languageSwitch.en.tap")
+            WebDriverWait(kiosk.driver, 60).until(lambda d: kiosk.language() == "en")
+            kiosk.tap_type("contactInformation.caregiverPhoneTextField.input", "\b\b\b")
+            kiosk.close_keyboard()
+            kiosk.tap("contactInformation.submitButton.tap")
+            kiosk.wait_visible("reportFound.toast")
+            check(not kiosk.visible("contactInformation.caregiverPhoneTextField.error"), "the caregiver's phone is fine now")
+            check(kiosk.visible("contactInformation.phoneTextField.error"), "the phone still too long")
+            kiosk.cancel_visit()
+            check(len(A.reports()) == before, "nothing queued with a number too long")
+
+        def full_disk():
+            # A full disk at the photo and at submit says to ask staff, and keeps what was typed.
+            if not E.small_disks:
+                print("       full disk: skipped (cannot mount a small tmpfs here)", flush=True)
+                return
+            kiosk.size(PORTRAIT)
+            start(E)
+            kiosk.tap("welcome.startButton.tap")
+            kiosk.wait_path("/report/photo")
+            kiosk.tap("animalPhoto.camera")
+            kiosk.wait_visible("animalPhoto.cameraView")
+            WebDriverWait(kiosk.driver, 30).until(lambda d: kiosk.camera_live())
+            kiosk.tap("animalPhoto.capture")
+            kiosk.wait_visible("animalPhoto.fileInput.error")
+            problem = kiosk.text("animalPhoto.fileInput.error")
+            check(problem == "The station's storage is full, so the photo could not be kept. Please tell the staff.",
+                  "the photo on a full disk: %r" % problem)
+            check(not kiosk.visible("animalPhoto.confirmationCard"), "no card")
+            look("2-photo-disk-full")
+            E.resize(E.cache, "64m")  # the staff make room
+            take_photo()
+            kiosk.tap("animalPhoto.continue")
+            kiosk.wait_path("/report/details")
+            details_by_taps(E)
+            kiosk.tap_type("contactInformation.phoneTextField.input", "600 123 456")
+            kiosk.tap_type("contactInformation.emailTextField.input", "disk@example.com")
+            kiosk.tap_type("contactInformation.addressTextArea.input", "Łąkowa 1")
+            kiosk.close_keyboard()
+            kiosk.tap("contactInformation.submitButton.tap")
+            kiosk.wait_visible("reportFound.toast")
+            toast = kiosk.text("reportFound.toast")
+            check(toast == "The station's storage is full, so the report could not be saved. Please tell the staff.",
+                  "submit on a full disk: %r" % toast)
+            check(kiosk.path() == "/report/contact" and E.reports() == [], "nothing queued, still on step 3")
+            for field_id, typed in [("phoneTextField", "600 123 456"), ("emailTextField", "disk@example.com"),
+                                    ("addressTextArea", "Łąkowa 1")]:
+                value = kiosk.value("contactInformation.%s.input" % field_id)
+                check(value == typed, "%s kept: %r" % (field_id, value))
+            look("5-contact-disk-full")
+            kiosk.tap("contactInformation.backButton.tap")
+            kiosk.wait_path("/report/details")
+            check(kiosk.value("animalDescription.latitudeTextField.input") == "52.2297", "step 2 kept too")
+            kiosk.tap("animalDescription.continueButton.tap")
+            kiosk.wait_path("/report/contact")
+            E.resize(E.outbox, "64m")  # the staff make room: the same report goes
+            kiosk.tap("contactInformation.submitButton.tap")
+            kiosk.wait_path("/report/thanks")
+            check(len(E.reports()) == 1 and E.reports()[0]["contact"]["email"] == "disk@example.com",
+                  "the report kept on the full disk is queued once there is room")
+            kiosk.tap("thankYou.startOverButton.tap")
+            kiosk.wait_visible("welcome.startButton.tap")
+
+        def description_counter():
+            # The counter warns from 50 characters before the 500-character cap (typed by taps).
+            kiosk.size(PORTRAIT)
+            to_details(A)
+            area, hint = "animalDescription.descriptionTextArea.input", "animalDescription.descriptionTextArea.hint"
+            kiosk.tap_key_times(area, "osk.key.a", 449)
+            check(kiosk.text(hint) == "449/500", "449 typed: %r" % kiosk.text(hint))
+            check("warn" not in kiosk.el(hint).get_attribute("class"), "no warning yet")
+            kiosk.key("osk.key.a")
+            check(kiosk.text(hint) == "450/500 \u2013 50 characters left", "450 typed: %r" % kiosk.text(hint))
+            check("warn" in kiosk.el(hint).get_attribute("class"), "the counter warns")
+            kiosk.tap_key_times(area, "osk.key.a", 60)
+            check(len(kiosk.value(area)) == 500, "the cap holds: %d" % len(kiosk.value(area)))
+            check(kiosk.text(hint) == "500/500 \u2013 0 characters left", "at the cap: %r" % kiosk.text(hint))
+            look("4-details-counter-near-limit", screen_only=True)
+            kiosk.close_keyboard()
+            # The server's page says the same (a reload, the language switch, no JavaScript).
+            kiosk.tap("languageSwitch.pl.tap")
+            WebDriverWait(kiosk.driver, 60).until(lambda d: kiosk.language() == "pl")
+            check(kiosk.text(hint) == "500/500 \u2013 pozostało znaków: 0", "in Polish: %r" % kiosk.text(hint))
+            check("warn" in kiosk.el(hint).get_attribute("class"), "the server's counter warns too")
+            kiosk.tap("languageSwitch.en.tap")
+            WebDriverWait(kiosk.driver, 60).until(lambda d: kiosk.language() == "en")
+            kiosk.cancel_visit()
+
         def gps_denied():
             for size in (PORTRAIT, LANDSCAPE):
                 kiosk.size(size)
                 to_details(B)
-                kiosk.type("animalDescription.latitudeTextField.input", "50.1")
+                kiosk.tap_type("animalDescription.latitudeTextField.input", "50.1")
+                kiosk.close_keyboard()
                 kiosk.tap("animalDescription.requestGPSButton.tap")
                 kiosk.wait_visible("permissionAlert")
+                # The focus is on what the visitor can do (close it and type), not on Go Settings.
+                kiosk.wait_focused("permissionAlert.cancelButton.tap")
                 check(kiosk.text("permissionAlert.title") == "Location access denied", "alert title")
                 check(kiosk.text("permissionAlert.message") ==
                       "This station cannot share its location. Please type the coordinates, or ask a member of staff.",
@@ -1021,11 +1200,11 @@ def main():
             kiosk.tap("animalDescription.continueButton.tap")
             kiosk.wait_path("/report/contact")
             kiosk.tap_type("contactInformation.phoneTextField.input", "600 123 456 789")  # 12 digits
-            check(kiosk.value("contactInformation.phoneTextField.input") == "600 123 456 78",
-                  "the phone capped at 11 digits while tapping: %r" % kiosk.value("contactInformation.phoneTextField.input"))
+            check(kiosk.value("contactInformation.phoneTextField.input") == "600 123 456 789",
+                  "the phone never cut while tapping: %r" % kiosk.value("contactInformation.phoneTextField.input"))
             kiosk.tap_type("contactInformation.emailTextField.input", "kot@example.pl")
             kiosk.tap_type("contactInformation.addressTextArea.input", "Łąkowa 2")
-            contact = {"phoneTextField": "600 123 456 78", "emailTextField": "kot@example.pl",
+            contact = {"phoneTextField": "600 123 456 789", "emailTextField": "kot@example.pl",
                        "addressTextArea": "Łąkowa 2"}
             kiosk.tap("languageSwitch.pl.tap")
             WebDriverWait(kiosk.driver, 60).until(
@@ -1050,6 +1229,10 @@ def main():
             details_kept("English, after Back")
             kiosk.tap("animalDescription.continueButton.tap")
             kiosk.wait_path("/report/contact")
+            check(kiosk.value("contactInformation.phoneTextField.input") == "600 123 456 789",
+                  "the 12 digits kept through Back and both switches")
+            kiosk.tap_type("contactInformation.phoneTextField.input", "\b")  # to the rule's 11 digits
+            kiosk.close_keyboard()
             before = len(A.reports())
             kiosk.tap("contactInformation.submitButton.tap")
             kiosk.wait_path("/report/thanks")
@@ -1390,6 +1573,7 @@ def main():
                 nojs.wait_path("/report/details")
                 nojs.tap("animalDescription.requestGPSButton.tap")
                 nojs.wait_visible("permissionAlert")
+                nojs.wait_focused("permissionAlert.cancelButton.tap")  # the page's own autofocus
                 nojs.tap("permissionAlert.goSettingsButton.tap")
                 nojs.wait_visible("permissionAlert.settingsHelp")
                 check("ask a member of staff" in nojs.text("permissionAlert.settingsHelp.text"), "help without JS")
@@ -1404,9 +1588,9 @@ def main():
             # GPS fill round trip (button -> both fields filled), in the browser, on station A.
             kiosk.size(PORTRAIT)
             # The page's script times it: click → both fields filled (performance.now()). A visit may ask the
-            # daemon 3 times in 10 s (GPSTapBudget): 3 taps per visit, 10 visits.
+            # daemon 3 times in 10 s (GPSTapBudget): 3 taps per visit (30 by default: 10 visits; --gps-taps).
             run.gps_fill_ms = []
-            for tap in range(30):
+            for tap in range(run.args.gps_taps):
                 if tap % 3 == 0:
                     if tap:
                         kiosk.cancel_visit()
@@ -1435,6 +1619,9 @@ def main():
         run.scenario("validation errors: toast and inline errors at once", validation_errors)
         run.scenario("contact step errors (seed texts)", contact_errors)
         run.scenario("GPS denied: alert, Cancel, Go Settings (both sizes)", gps_denied)
+        run.scenario("a phone number past 11 digits: refused beside the field, never cut", phone_too_long)
+        run.scenario("a full disk at the photo and at submit: ask staff, keep it all", full_disk)
+        run.scenario("the description counter warns near its 500 characters", description_counter)
         run.scenario("daemon unreachable: message, coordinates by hand", daemon_unreachable)
         run.scenario("Back keeps what was entered", back_keeps_data)
         run.scenario("each photo format accepted, a text file refused", photo_formats)

@@ -80,7 +80,8 @@ public final class InProcessDaemon: Sendable {
                 event.finish()
             }
             do {
-                try await group.run()
+                // On the event loops, as the daemon's own run is.
+                try await LocationDaemon.run(group)
                 return .success(())
             } catch {
                 return .failure(error)
@@ -127,17 +128,12 @@ public final class InProcessDaemon: Sendable {
         try await running.value.get()
     }
 
-    /// The static source `[source.static]` describes.
+    /// The static source `[source.static]` describes, built as the daemon builds it.
     static func source(_ settings: SourceSettings) throws -> DaemonSource {
-        guard settings.kind == .static, let position = settings.static else {
+        guard settings.kind == .static else {
             throw StartFailure(description: "the in-process harness builds only the static source")
         }
-        let ticker = StaticFixProducer(
-            position: try StaticPosition(
-                latitude: position.coordinate.latitude, longitude: position.coordinate.longitude,
-                horizontalAccuracy: position.horizontalAccuracy, altitude: position.altitude))
-        let fixed = ticker.makePosition()
-        return DaemonSource(fixed) { await ticker.run(reportingTo: fixed) }
+        return try SourceFactory.make(settings, logger: logger())
     }
 
     static func logger() -> Logger {

@@ -44,26 +44,26 @@ final class DeliveryHarness: @unchecked Sendable {
     }
 
     func configuration(
-        timeout: TimeInterval = 10, retryInitial: TimeInterval = 0.05, retryMax: TimeInterval = 0.2,
-        maxInFlight: Int = 1
-    ) -> DeliverySender.Configuration {
-        var configuration = DeliverySender.Configuration(endpoint: receiver.endpoint, tokenFile: tokenFile)
-        configuration.timeout = timeout
-        configuration.retryInitial = retryInitial
-        configuration.retryMax = retryMax
-        configuration.maxInFlight = maxInFlight
-        configuration.pollInterval = 0.05
-        return configuration
+        timeout: Duration = .seconds(10), retryInitial: Duration = .milliseconds(50),
+        retryMax: Duration = .milliseconds(200), maxInFlight: Int = 1
+    ) -> DeliverySettings {
+        var settings = DeliverySettings(endpoint: receiver.endpoint, tokenFile: tokenFile)
+        settings.timeout = timeout
+        settings.retryInitial = retryInitial
+        settings.retryMax = retryMax
+        settings.maxInFlight = maxInFlight
+        settings.pollInterval = .milliseconds(50)
+        return settings
     }
 
     func sender(
-        _ configuration: DeliverySender.Configuration, clock: any DeliveryClock = SystemDeliveryClock(),
+        _ settings: DeliverySettings, clock: any DeliveryClock = SystemDeliveryClock(),
         metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) -> DeliverySender {
         var logger = Logger(label: "test.delivery")
         logger.logLevel = .critical
         return DeliverySender(
-            outbox: outbox, configuration: configuration, logger: logger, clock: clock, metrics: metrics)
+            outbox: outbox, settings: settings, logger: logger, clock: clock, metrics: metrics)
     }
 
     func entries() async throws -> [String: OutboxEntry] {
@@ -204,7 +204,7 @@ struct ReceiverDeliveryTests {
         // The limit leaves room for a loaded machine's ordinary answers; the slow one is far past it.
         try harness.receiver.plan(#"{"sequence": [{"do": "reset"}, {"do": "slow", "seconds": 60}]}"#)
         let reports = try await harness.enqueue(2)
-        let result = try await harness.sender(harness.configuration(timeout: 6)).drain(within: 60)
+        let result = try await harness.sender(harness.configuration(timeout: .seconds(6))).drain(within: 60)
         #expect(result.undelivered == 0)
         let requests = harness.receiver.requests()
         #expect(requests.count == 4)
@@ -228,7 +228,9 @@ struct ReceiverDeliveryTests {
         let reports = try await harness.enqueue(5)
         // Real settings (2 s doubling to 5 min), on a clock 60 times faster: 5 minutes pass in 5 s.
         let clock = ScaledClock(factor: 60)
-        let sender = harness.sender(harness.configuration(timeout: 1, retryInitial: 2, retryMax: 300), clock: clock)
+        let sender = harness.sender(
+            harness.configuration(timeout: .seconds(1), retryInitial: .seconds(2), retryMax: .seconds(300)),
+            clock: clock)
         let start = clock.now
         let running = Task { try await sender.run() }
         defer { running.cancel() }
@@ -261,7 +263,8 @@ struct ReceiverDeliveryTests {
             {"sequence": [{"do": "garbage"}, {"do": "redirect", "location": "\(elsewhere)"}, {"do": "huge"}]}
             """)
         let report = try await harness.enqueue(1)[0]
-        let sender = harness.sender(harness.configuration(timeout: 10, retryInitial: 0.05, retryMax: 0.05))
+        let sender = harness.sender(
+            harness.configuration(timeout: .seconds(10), retryInitial: .milliseconds(50), retryMax: .milliseconds(50)))
         let started = Date()
         let result = try await sender.drain(within: 30)
         #expect(result.undelivered == 0)
@@ -286,7 +289,7 @@ struct ReceiverDeliveryTests {
         try harness.receiver.plan(#"{"sequence": [{"do": "trickle", "bytes": 250, "interval": 0.3}]}"#)
         let report = try await harness.enqueue(1)[0]
         let started = ContinuousClock.now
-        let result = try await harness.sender(harness.configuration(timeout: 6)).drain(within: 30)
+        let result = try await harness.sender(harness.configuration(timeout: .seconds(6))).drain(within: 30)
         let took = ContinuousClock.now - started
         // A hang guard for a loaded machine, far below the 75 s the backend asked for.
         #expect(took < .seconds(60), "the pass took \(took)")
@@ -310,7 +313,8 @@ struct ReceiverDeliveryTests {
         let reports = try await harness.enqueue(2)
         try FileManager.default.removeItem(atPath: harness.tokenFile)
         // One attempt each: the retry is due past the pass's end, so the pass ends after it (not at a clock).
-        _ = try await harness.sender(harness.configuration(retryInitial: 120, retryMax: 120)).drain(within: 60)
+        _ = try await harness.sender(harness.configuration(retryInitial: .seconds(120), retryMax: .seconds(120))).drain(
+            within: 60)
         var entries = try await harness.entries()
         #expect(entries[reports[0].key]?.state == .pending)
         #expect(entries[reports[0].key]?.lastError?.contains("cannot read the token file") == true)
@@ -347,7 +351,7 @@ struct ReceiverDeliveryTests {
         let harness = try DeliveryHarness()
         defer { harness.remove() }
         var configuration = harness.configuration()
-        configuration.pollInterval = 30
+        configuration.pollInterval = .seconds(30)
         let sender = harness.sender(configuration)
         let running = Task { try await sender.run() }
         try await Task.sleep(for: .milliseconds(300))

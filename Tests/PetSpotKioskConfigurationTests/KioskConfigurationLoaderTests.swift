@@ -1,5 +1,6 @@
 import Foundation
 import PetSpotConfiguration
+import PetSpotDelivery
 import PetSpotKioskConfiguration
 import Testing
 

@@ -130,7 +130,7 @@ struct KioskFlowTests {
             let browser = Browser(client)
             try await browser.follow(try await browser.tapStart(on: try await browser.get("/")))
             let page = try await browser.follow(try await browser.post("/report/photo/continue"))
-            // Seed 002: the photo step's toast, its id and texts; it clears after 3 s (kiosk.js).
+            // Seed 002: the photo step's toast, its id and texts; it clears after 3 s (kiosk-fields.js).
             #expect(
                 page.html.contains(
                     "<div class=\"toast\" role=\"alert\" id=\"animalPhoto.toast\" data-dismiss-after=\"3000\"><strong class=\"toast-title\">Photo required</strong> Attach a JPG, PNG, HEIC, GIF or WEBP file before continuing.</div>"
@@ -257,9 +257,11 @@ struct KioskFlowTests {
     func aRefusedGPSSpeaksToThePublicAndTellsTheAdministrator(
         status: AuthorizationStatus, decidedBy: DecisionOrigin
     ) async throws {
+        // Undecided at the tap (`location.get` answers notDetermined): the request's answer names the account
+        // and what decided it. (A refusal read from `location.get` itself names neither: the next test.)
         let location = StubLocation(
             state: .success(AuthorizationState(status: status, decidedBy: decidedBy, client: Self.kioskAccount)),
-            fix: .failure(status == .denied ? .denied : .restricted))
+            fix: .failure(.notDetermined))
         let harness = try await KioskHarness(location: location)
         try await harness.run(.live) { client in
             let browser = Browser(client)
@@ -272,7 +274,8 @@ struct KioskFlowTests {
             #expect(
                 alert.html.contains(
                     "This station cannot share its location. Please type the coordinates, or ask a member of staff."))
-            #expect(alert.html.contains("id=\"permissionAlert.cancelButton.tap\">Cancel<"))
+            // The focus on what the visitor can do (close it and type), not on Go Settings.
+            #expect(alert.html.contains("id=\"permissionAlert.cancelButton.tap\" autofocus>Cancel<"))
             #expect(alert.html.contains("id=\"permissionAlert.goSettingsButton.tap\">Go Settings<"))
             #expect(alert.html.contains("value=\"1.5\""))  // fields left as they were
             let settings = try await browser.get("/report/details?alert=settings")
@@ -313,6 +316,26 @@ struct KioskFlowTests {
             #expect(admin.html.contains("user kiosk-acct-7 (uid 4242)"))
             #expect(admin.html.contains("id=\"admin.locationRemedy\">"))
             #expect(admin.html.contains(remedy))
+        }
+    }
+
+    /// One GPS tap is one `location.get` (no `authorization.status` first); `authorization.request` only
+    /// after a `notDetermined` answer, then the fix.
+    @Test(arguments: [
+        (LocationError?.none, ["location.get"]), (.denied, ["location.get"]), (.restricted, ["location.get"]),
+        (.locationUnknown, ["location.get"]),
+        (.notDetermined, ["location.get", "authorization.request"]),
+    ])
+    func oneGPSTapIsOneLocationGet(refusal: LocationError?, calls: [String]) async throws {
+        let answer: Result<LocationFix, LocationError> = refusal.map { .failure($0) } ?? .success(StubLocation.warsaw)
+        let location = CountingLocation(
+            StubLocation(state: .success(AuthorizationState(status: .denied, decidedBy: .decision)), fix: answer))
+        let harness = try await KioskHarness(location: location)
+        try await harness.run { client in
+            let browser = Browser(client)
+            try await Self.toDetails(browser)
+            try await browser.post("/report/details", [("action", "gps")], headers: [.accept: "application/json"])
+            #expect(location.calls == calls)
         }
     }
 

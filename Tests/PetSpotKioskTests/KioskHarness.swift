@@ -6,6 +6,7 @@ import Logging
 import PetSpotKiosk
 import PetSpotKioskConfiguration
 import PetSpotLocation
+import PetSpotOutbox
 import PetSpotReport
 import Synchronization
 
@@ -29,6 +30,36 @@ struct StubLocation: LocationService {
     func authorizationStatus() async throws(LocationError) -> AuthorizationState { try state.get() }
     func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError) -> AuthorizationState {
         try state.get()
+    }
+}
+
+/// A `LocationService` that notes each method the kiosk calls (the wire protocol's names), answering as `inner`.
+final class CountingLocation: LocationService {
+    let inner: StubLocation
+    private let log = Mutex<[String]>([])
+    var calls: [String] { log.withLock { $0 } }
+
+    init(_ inner: StubLocation) { self.inner = inner }
+
+    func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
+        log.withLock { $0.append("location.get") }
+        return try await inner.location(request)
+    }
+    func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> { inner.updates(options) }
+    func authorizationStatus() async throws(LocationError) -> AuthorizationState {
+        log.withLock { $0.append("authorization.status") }
+        return try await inner.authorizationStatus()
+    }
+    func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError) -> AuthorizationState {
+        log.withLock { $0.append("authorization.request") }
+        return try await inner.requestAuthorization(accuracy: accuracy)
+    }
+}
+
+/// A report sink on a full disk: refuses every report as the outbox does (`OutboxError.storageFull`).
+struct FullDiskSink: FoundPetReportSink {
+    func save(_ report: FoundPetReport, photo: PhotoDraft) async throws -> String {
+        throw OutboxError.storageFull(detail: "0 bytes free")
     }
 }
 

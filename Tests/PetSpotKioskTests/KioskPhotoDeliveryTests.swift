@@ -53,12 +53,12 @@ struct KioskPhotoDeliveryTests {
             #expect(submitted.headers[.location] == "/report/thanks")
         }
 
-        var configuration = DeliverySender.Configuration(endpoint: receiver.endpoint, tokenFile: scratch.file("token"))
-        configuration.pollInterval = 0.05
+        var settings = DeliverySettings(endpoint: receiver.endpoint, tokenFile: scratch.file("token"))
+        settings.pollInterval = .milliseconds(50)
         var logger = Logger(label: "test.delivery")
         logger.logLevel = .critical
         let sender = DeliverySender(
-            outbox: outbox, configuration: configuration, logger: logger, clock: SystemDeliveryClock(),
+            outbox: outbox, settings: settings, logger: logger, clock: SystemDeliveryClock(),
             metrics: NOOPMetricsHandler.instance)
         #expect(try await sender.drain(within: 120).undelivered == 0)
 

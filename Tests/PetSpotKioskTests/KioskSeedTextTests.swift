@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PetSpotKiosk
+import PetSpotLocation
 import PetSpotReport
 import Testing
 
@@ -74,14 +75,22 @@ struct KioskSeedTextTests {
         }
         #expect(english.alertGoSettings == "Go Settings")
         #expect(english.photoPickerCancelled.contains(" \u{2013} "))  // the en dash
-        // Every PetSpotReport message the kiosk can show is translated, and none is an invented "at most".
+        // Every message the kiosk can show is translated: PetSpotReport's, the GPS outcome's, and the kiosk's own
+        // "at most 11 digits" (SPEC §7: a number is refused beside the field, never cut). The 500-character
+        // caps stay silent (seed 004): no "at most 500".
         for message in [
             FieldMessages.photoRequired, FieldMessages.phoneRequired, FieldMessages.emailRequired,
-            FieldMessages.latitudeRequired, FieldMessages.longitudeRequired,
+            FieldMessages.latitudeRequired, FieldMessages.longitudeRequired, KioskStrings.phoneTooLong,
+            GPSFailure(.locationUnknown).message, GPSFailure(.sourceUnavailable).message,
+            GPSFailure(.daemonUnreachable("any")).message, GPSFailure(.promptUnavailable).message,
+            GPSFailure(.tooManyClients).message, GPSFailure.invalidCoordinate.message,
+            PermissionAlert(status: .denied, client: nil).title,
+            PermissionAlert(status: .restricted, client: nil).title,
         ] {
             #expect(polish.messages[message] != nil, "\(message)")
         }
-        #expect(!polish.messages.keys.contains { $0.contains("at most 11") || $0.contains("at most 500") })
+        #expect(KioskStrings.phoneTooLong == "Enter at most 11 digits")
+        #expect(!polish.messages.keys.contains { $0.contains("at most 500") })
     }
 
     /// Seed 000: the draft photo counts only while its file exists: checked before Continue and before submit.
@@ -126,39 +135,82 @@ struct KioskSeedTextTests {
         #expect(harness.draftFiles.isEmpty)
     }
 
-    /// Seed 004: "Enter at least 7 digits", and nothing else: more than 11 digits are cut silently (SPEC §7).
-    @Test func aPhoneOverElevenDigitsIsCappedNotRefused() async throws {
+    /// Seed 004's 7-11 digits: a number past 11 digits is never cut (SPEC §7): it stays as typed, through
+    /// Back, the language switch and a failed Submit, and Submit refuses it beside the field.
+    @Test func aPhoneOverElevenDigitsIsRefusedBesideTheFieldNeverCut() async throws {
         let harness = try await KioskHarness()
         try await harness.run { client in
             let browser = Browser(client)
             try await KioskFlowTests.toDetails(browser)
             try await browser.post("/report/details", [("action", "continue")] + KioskFlowTests.validDetails)
             let long = String(repeating: "x", count: 700)
-            let page = try await browser.follow(
-                try await browser.post(
-                    "/report/contact",
-                    [("action", "back"), ("phone", "+48 600 123 456 789"), ("caregiverPhone", "600123456789")]))
+            let typed = [("phone", "+380 67 123 4567"), ("caregiverPhone", "600123456789")]
+            let page = try await browser.follow(try await browser.post("/report/contact", [("action", "back")] + typed))
             #expect(page.html.contains("Pet details"))
             try await browser.post("/report/details", [("action", "continue")] + KioskFlowTests.validDetails)
             let contact = try await browser.get("/report/contact")
             #expect(
-                contact.html.contains("value=\"+48 600 123 456\"") && contact.html.contains("value=\"60012345678\""))
-            let short = try await browser.follow(
-                try await browser.post("/report/contact", [("phone", "123456"), ("email", "anna@example.com")]))
+                contact.html.contains("value=\"+380 67 123 4567\"") && contact.html.contains("value=\"600123456789\""))
+            let refused = try await browser.post(
+                "/report/contact", [("action", "submit"), ("email", "anna@example.com"), ("address", long)] + typed)
+            #expect(refused.headers[.location] == "/report/contact")
+            #expect(harness.sink.reports.isEmpty)
+            let shown = try await browser.get("/report/contact")
+            for field in ["phoneTextField", "caregiverPhoneTextField"] {
+                #expect(
+                    shown.html.contains(
+                        "<p class=\"error\" id=\"contactInformation.\(field).error\">Enter at most 11 digits</p>"))
+            }
             #expect(
-                short.html.contains(
-                    "<p class=\"error\" id=\"contactInformation.phoneTextField.error\">Enter at least 7 digits</p>"))
+                shown.html.contains("value=\"+380 67 123 4567\"") && shown.html.contains("value=\"600123456789\""))
+            // Polish.
+            try await browser.post("/report/contact", [("lang", "pl")] + typed)
+            try await browser.post("/report/contact", [("action", "submit"), ("email", "anna@example.com")] + typed)
+            let polish = try await browser.get("/report/contact")
+            #expect(polish.html.contains(">Wpisz najwyżej 11 cyfr</p>"))
+            // Seed 004's own message below 7 digits is unchanged.
+            let short = try await browser.follow(
+                try await browser.post("/report/contact", [("lang", "en"), ("phone", "123456"), ("email", "a@b.pl")]))
             #expect(!short.html.contains("at most"))
+            let tooShort = try await browser.follow(
+                try await browser.post(
+                    "/report/contact", [("action", "submit"), ("phone", "123456"), ("email", "anna@example.com")]))
+            #expect(
+                tooShort.html.contains(
+                    "<p class=\"error\" id=\"contactInformation.phoneTextField.error\">Enter at least 7 digits</p>"))
+            // Written as the rule allows, it goes, as typed.
             let submitted = try await browser.post(
                 "/report/contact",
                 [
-                    ("action", "submit"), ("phone", "+48 600 123 456 789"), ("email", "anna@example.com"),
-                    ("caregiverPhone", "600123456789"), ("address", long),
+                    ("action", "submit"), ("phone", "67 123 4567"), ("email", "anna@example.com"),
+                    ("caregiverPhone", "60012345678"), ("address", long),
                 ])
             #expect(submitted.headers[.location] == "/report/thanks")
             let report = try #require(harness.sink.reports.first)
-            #expect(report.contact.phone == "+48 600 123 456" && report.contact.caregiverPhone == "60012345678")
+            #expect(report.contact.phone == "67 123 4567" && report.contact.caregiverPhone == "60012345678")
             #expect(report.contact.address?.count == 500)
+        }
+    }
+
+    /// A full disk at submit (SPEC §7): the outbox's words, ask staff; the visitor stays on the step with
+    /// everything typed, and nothing is queued.
+    @Test func aFullDiskAtSubmitSaysToTellTheStaffAndKeepsWhatWasTyped() async throws {
+        let harness = try await KioskHarness(reports: FullDiskSink())
+        try await harness.run { client in
+            let browser = Browser(client)
+            try await KioskFlowTests.toDetails(browser)
+            try await browser.post("/report/details", [("action", "continue")] + KioskFlowTests.validDetails)
+            let typed = [("phone", "600 123 456"), ("email", "anna@example.com"), ("address", "Łąkowa 1")]
+            let refused = try await browser.post("/report/contact", [("action", "submit")] + typed)
+            #expect(refused.headers[.location] == "/report/contact")
+            let page = try await browser.get("/report/contact")
+            #expect(
+                page.html.contains(
+                    "The station&#39;s storage is full, so the report could not be saved. Please tell the staff."))
+            for (_, value) in typed { #expect(page.html.contains(value)) }
+            try await browser.post("/report/contact", [("lang", "pl")] + typed)
+            try await browser.post("/report/contact", [("action", "submit")] + typed)
+            #expect(try await browser.get("/report/contact").html.contains("Powiedz o tym obsłudze."))
         }
     }
 }

@@ -19,6 +19,11 @@ struct UpdateNotificationTests {
         LocationFix(
             coordinate: Coordinate(latitude: -90, longitude: 180), speed: 0, mode: .twoD, source: .simulated,
             receivedAt: now - .seconds(86_400 * 3)),
+        // Non-finite optionals are left out, as the dictionary's serializer leaves them out.
+        LocationFix(
+            coordinate: Coordinate(latitude: 0.1 + 0.2, longitude: -1e-7), altitude: .nan,
+            horizontalAccuracy: .infinity, verticalAccuracy: 1e300, speed: -.infinity, course: 0,
+            timestamp: UTCTimestamp(iso8601: "2026-11-22T05:00:00Z"), mode: .threeD, source: .gpsd, receivedAt: now),
     ]
 
     @Test("bytes equal the message serialized whole", arguments: fixes, [0, 1, 7, 32, 123_456, 1_000_000_000])

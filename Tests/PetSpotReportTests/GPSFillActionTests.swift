@@ -1,3 +1,4 @@
+import Glibc
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotLocationMock
@@ -17,6 +18,31 @@ private struct StubService: LocationService {
     func authorizationStatus() async throws(LocationError) -> AuthorizationState { try state.get() }
     func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError) -> AuthorizationState {
         try state.get()
+    }
+}
+
+/// Counts the daemon's methods a GPS tap calls, answering through `inner`.
+private actor CallLog {
+    var calls: [String] = []
+    func note(_ method: String) { calls.append(method) }
+}
+
+private struct CountingService: LocationService {
+    let inner: any LocationService
+    let log = CallLog()
+
+    func location(_ request: LocationRequest) async throws(LocationError) -> LocationFix {
+        await log.note("location.get")
+        return try await inner.location(request)
+    }
+    func updates(_ options: WatchOptions) -> AsyncThrowingStream<LocationFix, any Error> { inner.updates(options) }
+    func authorizationStatus() async throws(LocationError) -> AuthorizationState {
+        await log.note("authorization.status")
+        return try await inner.authorizationStatus()
+    }
+    func requestAuthorization(accuracy: AccuracyAuthorization) async throws(LocationError) -> AuthorizationState {
+        await log.note("authorization.request")
+        return try await inner.requestAuthorization(accuracy: accuracy)
     }
 }
 
@@ -50,6 +76,27 @@ struct GPSFillActionTests {
         form.apply(outcome)
         #expect(form.latitudeText == "52.229700" && form.longitudeText == "21.012200")
         #expect(await service.prompts == 0)
+    }
+
+    /// One tap, one `location.get` once decided; `authorization.request` only after a `notDetermined` answer.
+    @Test(arguments: [
+        (AuthorizationStatus.authorized, ["location.get"]),
+        (.denied, ["location.get"]),
+        (.restricted, ["location.get"]),
+        (.notDetermined, ["location.get", "authorization.request", "location.get"]),
+    ])
+    func daemonCallsOfOneTap(status: AuthorizationStatus, calls: [String]) async {
+        let service = CountingService(inner: await mock(status, prompt: .allow(.full)))
+        let outcome = await GPSFillAction(service: service).perform()
+        #expect(await service.log.calls == calls)
+        #expect(outcome.isFilled == (status == .authorized || status == .notDetermined))
+    }
+
+    @Test func aSecondTapOfAnUndecidedStationIsOneGet() async {
+        let service = CountingService(inner: await mock(.notDetermined, prompt: .allow(.full)))
+        _ = await GPSFillAction(service: service).perform()
+        #expect(await GPSFillAction(service: service).perform().isFilled)
+        #expect(await service.log.calls == ["location.get", "authorization.request", "location.get", "location.get"])
     }
 
     @Test func authorizedReducedIsMarked() async {
@@ -101,10 +148,11 @@ struct GPSFillActionTests {
     }
 
     @Test func kioskAlertSaysWhomToAskFromTheDaemonsAnswer() async {
+        // Undecided at the tap; the request's answer names the account and what decided it.
         let client = ClientIdentity(uid: 1001, gid: 1001, pid: 42, user: "kiosk", unit: "petspot-kiosk.service")
         let service = StubService(
             state: .success(AuthorizationState(status: .restricted, decidedBy: .rule, client: client)),
-            fix: .failure(.restricted))
+            fix: .failure(.notDetermined))
         guard case .permissionAlert(let alert) = await GPSFillAction(service: service).perform() else {
             Issue.record("expected an alert")
             return
@@ -120,13 +168,29 @@ struct GPSFillActionTests {
         let client = ClientIdentity(uid: 1001, gid: 1001, pid: 42, user: "petspot-kiosk")
         let service = StubService(
             state: .success(AuthorizationState(status: .denied, decidedBy: .decision, client: client)),
-            fix: .failure(.denied))
+            fix: .failure(.notDetermined))
         guard case .permissionAlert(let alert) = await GPSFillAction(service: service).perform() else {
             Issue.record("expected an alert")
             return
         }
         #expect(alert.decidedBy == .decision)
         #expect(alert.whomToAsk.contains("sudo petspot-location authorization reset --user petspot-kiosk"))
+        #expect(!alert.remedy.contains("[[policy.rules]]"))
+    }
+
+    /// `location.get`'s refusal says neither who nor why: the account is this process's (what the
+    /// daemon reads from the socket), and the hint gives both ways to allow it.
+    @Test func aRefusalReadFromLocationGetNamesThisProcessAndBothRemedies() async {
+        let service = StubService(state: .failure(.internalError("not asked")), fix: .failure(.denied))
+        guard case .permissionAlert(let alert) = await GPSFillAction(service: service).perform() else {
+            Issue.record("expected an alert")
+            return
+        }
+        #expect(alert.client == nil && alert.decidedBy == nil)
+        #expect(alert.uid == getuid())
+        #expect(alert.remedy.contains(PermissionAlert.resetCommand(user: alert.user)))
+        #expect(alert.remedy.contains("[[policy.rules]] entry for user \(alert.user)"))
+        #expect(alert.whomToAsk.contains("uid \(getuid())"))
     }
 
     @Test func locationUnknownLeavesFieldsUnchanged() async {
@@ -150,7 +214,8 @@ struct GPSFillActionTests {
 
     @Test func daemonUnreachableIsAMessage() async {
         let service = StubService(
-            state: .failure(.daemonUnreachable("connect: ENOENT")), fix: .failure(.locationUnknown))
+            state: .failure(.daemonUnreachable("connect: ENOENT")), fix: .failure(.daemonUnreachable("connect: ENOENT"))
+        )
         let outcome = await GPSFillAction(service: service).perform()
         guard case .failed(let failure) = outcome else {
             Issue.record("expected a failure")
@@ -160,7 +225,7 @@ struct GPSFillActionTests {
         #expect(failure.message == "The location service is not running. Enter the coordinates by hand.")
     }
 
-    @Test func deniedBetweenStatusAndFixIsStillAnAlert() async {
+    @Test func deniedAtTheFixIsAnAlert() async {
         let service = StubService(
             state: .success(.alwaysAuthorized), fix: .failure(.denied))
         guard case .permissionAlert(let alert) = await GPSFillAction(service: service).perform() else {

@@ -92,14 +92,13 @@ extension PetSpotBench {
                 let server = try BenchReceiver(script: receiver, directory: directory + "-receiver")
                 defer { server.stop() }
                 try "bench-token\n".write(toFile: directory + ".token", atomically: true, encoding: .utf8)
-                var configuration = DeliverySender.Configuration(
-                    endpoint: server.endpoint, tokenFile: directory + ".token")
-                configuration.maxInFlight = value
-                configuration.retryInitial = 0.05
-                configuration.retryMax = 0.5
+                var settings = DeliverySettings(endpoint: server.endpoint, tokenFile: directory + ".token")
+                settings.maxInFlight = value
+                settings.retryInitial = .milliseconds(50)
+                settings.retryMax = .milliseconds(500)
                 var logger = Logger(label: "bench")
                 logger.logLevel = .error
-                let sender = DeliverySender(outbox: queue, configuration: configuration, logger: logger)
+                let sender = DeliverySender(outbox: queue, settings: settings, logger: logger)
                 let start = Sockets.monotonicNanos()
                 let result = try await sender.drain(within: 3600)
                 let seconds = Double(Sockets.monotonicNanos() - start) / 1e9

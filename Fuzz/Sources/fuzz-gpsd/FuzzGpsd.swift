@@ -35,6 +35,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 preconditionFailure("a line over the limit was kept")
             }
             let report = try? GpsdReport(line: line)
+            // The reader's one-pass scanner decides a plain TPV line itself: exactly as the strict path.
+            let strict = try? GpsdReport(strictLine: line)
+            precondition((report == nil) == (strict == nil), "the scanner and the strict path disagree on a line")
+            if let report, let strict {
+                precondition(agree(report, strict, exactly: true), "the scanner misread a line")
+            }
             let libgps = try? GpsdReport(decodingWithLibgps: line)
             precondition((report == nil) == (libgps == nil), "one decoder refused a line the other took")
             if let report, let libgps {
@@ -76,10 +82,12 @@ func pieces(of bytes: UnsafeRawBufferPointer, limit: Int, readSize: Int) -> [Gps
 /// Whether the reader's one-pass decode and libgps's parser read a line
 /// alike: every field, reals equal, both NaN, within 2 ulps (libgps's
 /// `safe_atof` is not correctly rounded) or both below 1e-300 (it reads
-/// those as 0).
-func agree(_ a: GpsdReport, _ b: GpsdReport) -> Bool {
+/// those as 0); `exactly`: reals bit for bit (or both NaN).
+func agree(_ a: GpsdReport, _ b: GpsdReport, exactly: Bool = false) -> Bool {
     func close(_ x: Double, _ y: Double) -> Bool {
-        x == y || (x.isNaN && y.isNaN) || abs(x - y) <= 2 * max(x.ulp, y.ulp) || (abs(x) < 1e-300 && abs(y) < 1e-300)
+        if exactly { return x.bitPattern == y.bitPattern || (x.isNaN && y.isNaN) }
+        return x == y || (x.isNaN && y.isNaN) || abs(x - y) <= 2 * max(x.ulp, y.ulp)
+            || (abs(x) < 1e-300 && abs(y) < 1e-300)
     }
     let reals: [(GpsdReport) -> Double] = [
         \.latitude, \.longitude, \.altitudeHAE, \.altitudeMSL, \.geoidSeparation, \.eph, \.epx, \.epy, \.epv,

@@ -73,12 +73,15 @@ public final class PolicyEngine: AccessPolicy {
     ///   - policy: the `[policy]` section.
     ///   - stateDirectory: `daemon.state_dir`, where `decisions.json` lives.
     ///   - audit: where authorization changes are recorded.
-    public init(policy: Policy, stateDirectory: String, audit: AuditLog? = nil, logger: Logger) {
+    ///   - sleeper: where a prompt's deadline is timed (the daemon: ``Sleeper/eventLoops(_:)``).
+    public init(
+        policy: Policy, stateDirectory: String, audit: AuditLog? = nil, logger: Logger, sleeper: Sleeper = .task
+    ) {
         let decisions = DecisionStore(stateDirectory: stateDirectory, logger: logger)
         self.store = Mutex(Store(policy: policy, decisions: decisions))
         self.audit = audit
         self.logger = logger
-        self.agents = PromptAgentDesk(audit: audit, logger: logger)
+        self.agents = PromptAgentDesk(audit: audit, logger: logger, sleeper: sleeper)
         if let quarantine = decisions.quarantine { audit?.record(Self.quarantineRecord(quarantine)) }
     }
 

@@ -55,14 +55,17 @@ actor PromptAgentDesk {
     private var nextWaiter: UInt64 = 0
     private let audit: AuditLog?
     private let logger: Logger
+    /// Where a prompt's deadline is timed.
+    private let sleeper: Sleeper
     /// `petspot_prompts_total{outcome}`: prompts sent to the agent (`asked`), and how
     /// each ended: `answered` (a valid decision), `timedOut`, or `unanswered`
     /// (declined, malformed, the agent left, or nobody waited any more).
     private let prompted: (asked: Counter, answered: Counter, timedOut: Counter, unanswered: Counter)
 
-    init(audit: AuditLog?, logger: Logger, metrics: any MetricsFactory = MetricsSystem.factory) {
+    init(audit: AuditLog?, logger: Logger, sleeper: Sleeper, metrics: any MetricsFactory = MetricsSystem.factory) {
         self.audit = audit
         self.logger = logger
+        self.sleeper = sleeper
         func counter(_ outcome: String) -> Counter {
             Counter(label: "petspot_prompts_total", dimensions: [("outcome", outcome)], factory: metrics)
         }
@@ -178,7 +181,7 @@ actor PromptAgentDesk {
         let waiter = nextWaiter
         guard let deadline = prompts[id]?.deadline else { return nil }
         let newPromptAgent = isNew ? agent : nil
-        return await withDeadline(deadline) {
+        return await withDeadline(deadline, sleeper: sleeper) {
             await self.finish(id, nil, timedOut: true)
             return nil
         } operation: {

@@ -42,8 +42,11 @@ public struct ReloadService: Service {
         } else {
             hangups = await UnixSignalsSequence(trapping: .sighup)
         }
-        for await _ in hangups.cancelOnGracefulShutdown() {
-            await reload()
+        // Not `hangups.cancelOnGracefulShutdown()`: its merge starts an
+        // unstructured task, which would run on Swift's global pool
+        // (LocationDaemonProgram says why the daemon keeps off it).
+        await cancelWhenGracefulShutdown {
+            for await _ in hangups { await reload() }
         }
     }
 

@@ -22,11 +22,12 @@ public struct DaemonSource: Sendable {
         self.feed = feed
     }
 
-    /// A live source: `producer` feeding a new ``LiveFixHub``.
+    /// A live source: `producer` feeding a new ``LiveFixHub`` whose waits
+    /// (and the producer's) are timed by `sleeper`.
     public static func live(
-        _ producer: any FixProducer, minimumMode: FixMode, fallback: Fallback? = nil
+        _ producer: any FixProducer, minimumMode: FixMode, fallback: Fallback? = nil, sleeper: Sleeper = .eventLoops()
     ) -> DaemonSource {
-        let hub = LiveFixHub(kind: producer.kind, minimumMode: minimumMode, fallback: fallback)
+        let hub = LiveFixHub(kind: producer.kind, minimumMode: minimumMode, fallback: fallback, sleeper: sleeper)
         return DaemonSource(hub) { await producer.run(reportingTo: hub) }
     }
 }

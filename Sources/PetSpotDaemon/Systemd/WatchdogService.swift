@@ -1,23 +1,28 @@
+import PetSpotLocation
 import PetSpotSystemd
 import ServiceLifecycle
 
 /// Pings systemd's service watchdog (`WATCHDOG=1`) every half timeout while
 /// the daemon runs; stops on graceful shutdown.
 ///
-/// The pings come from the same cooperative thread pool that serves
-/// clients, so a daemon whose runtime is wedged stops pinging and systemd
-/// restarts it (`Restart=on-failure`).
+/// The pings come from the event loops that serve clients (their timers,
+/// ``Sleeper/eventLoops(_:)``, and a task preferring them), so a daemon
+/// whose loops are wedged stops pinging and systemd restarts it
+/// (`Restart=on-failure`).
 public struct WatchdogService: Service {
     let notifier: SystemdNotifier
     let schedule: WatchdogSchedule
+    let sleeper: Sleeper
 
     /// Creates the service.
     /// - Parameters:
     ///   - notifier: where pings go.
     ///   - schedule: the watchdog systemd asked for.
-    public init(notifier: SystemdNotifier, schedule: WatchdogSchedule) {
+    ///   - sleeper: where the pause between pings is timed.
+    public init(notifier: SystemdNotifier, schedule: WatchdogSchedule, sleeper: Sleeper) {
         self.notifier = notifier
         self.schedule = schedule
+        self.sleeper = sleeper
     }
 
     /// Pings until graceful shutdown or cancellation, then returns.
@@ -25,7 +30,7 @@ public struct WatchdogService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 notifier.send(.watchdog)
-                try await Task.sleep(for: schedule.pingInterval)
+                try await sleeper.sleep(for: schedule.pingInterval)
             }
         }
     }

@@ -104,7 +104,11 @@ public final class WatchFanOut: Service, Sendable {
             if let authorizationChanges {
                 let changes = await authorizationChanges()
                 group.addTask {
-                    for await _ in changes.cancelOnGracefulShutdown() { await self.recheckAll() }
+                    // Not `cancelOnGracefulShutdown()` on the sequence: its
+                    // merge starts an unstructured task on Swift's global pool.
+                    await cancelWhenGracefulShutdown {
+                        for await _ in changes { await self.recheckAll() }
+                    }
                 }
             }
             try? await gracefulShutdown()
@@ -241,33 +245,58 @@ final class LoopTable {
     func deliver(_ fix: LocationFix, full: UpdateNotification? = nil, to watchers: some Collection<Watcher>) {
         guard !watchers.isEmpty else { return }
         let now = ContinuousClock.now
-        // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher.
-        var rendered:
-            [(
-                presentation: FixPresentation, shown: LocationFix, notification: UpdateNotification,
-                lines: [Int: RenderedUpdate]
-            )] = []
+        // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher,
+        // and the one the last watcher had is tried first.
+        var rendered: [Rendering] = []
+        var last: Rendering?
         for watcher in watchers {
             guard let presentation = watcher.presentation.value else { continue }
-            let index: Int
-            if let known = rendered.firstIndex(where: { $0.presentation == presentation }) {
-                index = known
+            let rendering: Rendering
+            if let last, last.presentation == presentation {
+                rendering = last
+            } else if let known = rendered.first(where: { $0.presentation == presentation }) {
+                rendering = known
             } else {
-                index = rendered.count
-                let shown = presentation.apply(fix)
-                let notification = (presentation == .full ? full : nil) ?? UpdateNotification(fix: shown)
-                rendered.append((presentation, shown, notification.stamped(at: now), [:]))
+                rendering = Rendering(presentation, fix: fix, full: full, at: now)
+                rendered.append(rendering)
             }
-            let shown = rendered[index].shown
-            guard watcher.filter.pass(shown, minimumInterval: presentation.minimumUpdateInterval) else { continue }
-            let update: RenderedUpdate
-            if let line = rendered[index].lines[watcher.subscription] {
-                update = line
-            } else {
-                update = RenderedUpdate(rendered[index].notification, subscription: watcher.subscription)
-                rendered[index].lines[watcher.subscription] = update
+            last = rendering
+            guard watcher.filter.pass(rendering.shown, minimumInterval: presentation.minimumUpdateInterval) else {
+                continue
             }
-            watcher.outlet.write(update)
+            watcher.outlet.write(rendering.line(for: watcher.subscription))
+        }
+    }
+
+    /// A pass's fix as one presentation shows it, serialized once, with
+    /// its lines by subscription number (a class: a pass hands it around
+    /// by reference; a tuple holding a `LocationFix` was copied through
+    /// the runtime at every look, issue 40).
+    private final class Rendering {
+        let presentation: FixPresentation
+        let shown: LocationFix
+        let notification: UpdateNotification
+        /// The line rendered last (most watchers of a pass share one subscription number), and every one.
+        private var lastLine: RenderedUpdate?
+        private var lines: [Int: RenderedUpdate] = [:]
+
+        /// `fix` shown as `presentation`, its age fixed at `now`; `full`: its full-accuracy update, if serialized already.
+        init(
+            _ presentation: FixPresentation, fix: LocationFix, full: UpdateNotification?,
+            at now: ContinuousClock.Instant
+        ) {
+            self.presentation = presentation
+            shown = presentation.apply(fix)
+            notification = ((presentation == .full ? full : nil) ?? UpdateNotification(fix: shown)).stamped(at: now)
+        }
+
+        /// The line for `subscription`, rendered once per pass.
+        func line(for subscription: Int) -> RenderedUpdate {
+            if let lastLine, lastLine.subscription == subscription { return lastLine }
+            let line = lines[subscription] ?? RenderedUpdate(notification, subscription: subscription)
+            lines[subscription] = line
+            lastLine = line
+            return line
         }
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import FoundationEssentials
 import PetSpotLocation
 import PetSpotReport
@@ -22,19 +21,17 @@ public struct LocationRefusal: Sendable, Hashable {
     /// Whether ``user`` and ``uid`` are the daemon's view (else the kiosk's own).
     public var seenByDaemon: Bool
 
+    /// What to do to allow it: ``PermissionAlert/remedy``, the one text of the administrator's hint.
+    public var remedy: String
+
     public init(_ permission: PermissionAlert, at: Date = Date()) {
         self.at = at
         status = permission.status
         decidedBy = permission.decidedBy
-        if let client = permission.client {
-            uid = client.uid
-            user = client.user ?? String(client.uid)
-            seenByDaemon = true
-        } else {
-            uid = getuid()
-            user = Self.userName(uid) ?? String(uid)
-            seenByDaemon = false
-        }
+        uid = permission.uid
+        user = permission.user
+        seenByDaemon = permission.client != nil
+        remedy = permission.remedy
     }
 
     /// What happened, one line: "location denied for user petspot-kiosk (uid 998), by a remembered decision".
@@ -48,20 +45,6 @@ public struct LocationRefusal: Sendable, Hashable {
         case nil: why = "the daemon did not say why"
         }
         return "location \(status.rawValue) for \(who), \(why)"
-    }
-
-    /// What the administrator does to allow it.
-    public var remedy: String {
-        if status == .restricted || decidedBy == .rule || decidedBy == .default {
-            return "add a [[policy.rules]] entry for user \(user) (status = \"authorized\") to "
-                + "/etc/petspot/locationd.toml, then run: sudo systemctl reload petspot-locationd"
-        }
-        return "run: \(PermissionAlert.resetCommand(user: user)), then allow location when the station asks"
-    }
-
-    private static func userName(_ uid: uid_t) -> String? {
-        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return nil }
-        return String(cString: name)
     }
 }
 

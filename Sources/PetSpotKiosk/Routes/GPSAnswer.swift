@@ -1,10 +1,10 @@
 import FoundationEssentials
 import Hummingbird
-import PetSpotKioskConfiguration
 import PetSpotReport
 
-/// The GPS button's answer to the enhancement script (`Accept: application/json`):
-/// what to put in the fields, or the alert or message to show.
+/// The GPS button's answer to the enhancement script (`Accept: application/json`): the page's
+/// ``GPSView`` of the visit's ``GPSFillOutcome`` as JSON (what to put in the fields, or the alert or
+/// message to show), so the script shows the words the page would.
 struct GPSAnswer: Codable, Sendable {
     /// `filled`, `alert` or `failed`.
     var outcome: String
@@ -14,22 +14,19 @@ struct GPSAnswer: Codable, Sendable {
     var message: String?
     var title: String?
 
-    init(_ outcome: GPSFillOutcome, language: KioskSettings.Language) {
-        let t = KioskStrings.of(language)
-        switch outcome {
-        case .filled(let latitude, let longitude, _, let accuracy, let horizontalAccuracy):
-            self.outcome = "filled"
+    init(_ view: GPSView) {
+        if view.alert.open {
+            outcome = "alert"
+            title = view.alert.title
+            message = view.alert.message
+        } else if let latitude = view.latitude, let longitude = view.longitude {
+            outcome = "filled"
             self.latitude = latitude
             self.longitude = longitude
-            helper = PageBuilder.gpsHelper(t, accuracy: accuracy, horizontalAccuracy: horizontalAccuracy)
-        case .permissionAlert(let permission):
-            let alert = PageBuilder.alert(t, permission, settings: false)
-            self.outcome = "alert"
-            title = alert.title
-            message = alert.message
-        case .failed(let failure):
-            self.outcome = "failed"
-            message = PageBuilder.gpsMessage(t, failure)
+            helper = view.helper
+        } else {
+            outcome = "failed"
+            message = view.error
         }
     }
 

@@ -87,14 +87,7 @@ enum FormHTML {
     /// Step 2.
     static func details(_ page: PageView, _ details: DetailsView) -> HTML {
         let t = page.t
-        return """
-            <section class="card" aria-labelledby="animalDescription.title">
-              <h1 id="animalDescription.title">\(t.detailsTitle)</h1>
-              <p class="lead">\(t.detailsBody)</p>
-              <form autocomplete="off" method="post" action="/report/details?_csrf=\(page.csrf)" id="detailsForm" \
-            novalidate>
-                <button type="submit" name="action" value="continue" class="default-submit" tabindex="-1" \
-            aria-hidden="true">\(t.continueButton)</button>
+        let fields: HTML = """
                 <div class="grid">
                   \(field(details.date))
                   <div class="field\(if: details.speciesInvalid, " invalid")">
@@ -147,30 +140,17 @@ enum FormHTML {
             \(if: details.gpsError == nil, " hidden")>\(details.gpsError ?? "")</p>
                 </fieldset>
                 \(textArea(details.description))
-                <div class="actions">
-                  <button type="submit" name="action" value="back" class="button secondary" \
-            id="animalDescription.backButton.tap">\(t.backButton)</button>
-                  <button type="submit" name="action" value="continue" class="button primary" \
-            id="animalDescription.continueButton.tap">\(t.continueButton)</button>
-                </div>
-              </form>
-              \(alert(t, details.alert))
-            </section>
-
             """
+        return stepCard(
+            page, prefix: "animalDescription", title: t.detailsTitle, lead: t.detailsBody, path: "/report/details",
+            formID: "detailsForm", forward: ("continue", t.continueButton, "animalDescription.continueButton.tap"),
+            fields: fields, after: alert(t, details.alert))
     }
 
     /// Step 3.
     static func contact(_ page: PageView, _ contact: ContactView) -> HTML {
         let t = page.t
-        return """
-            <section class="card" aria-labelledby="contactInformation.title">
-              <h1 id="contactInformation.title">\(t.contactTitle)</h1>
-              <p class="lead">\(t.contactBody)</p>
-              <form autocomplete="off" method="post" action="/report/contact?_csrf=\(page.csrf)" id="contactForm" \
-            novalidate>
-                <button type="submit" name="action" value="submit" class="default-submit" tabindex="-1" \
-            aria-hidden="true">\(t.submitButton)</button>
+        let fields: HTML = """
                 <div class="grid">
                   \(field(contact.phone))
                   \(field(contact.email))
@@ -178,16 +158,39 @@ enum FormHTML {
                   \(field(contact.caregiverPhone))
                 </div>
                 \(textArea(contact.address))
-                <div class="actions">
-                  <button type="submit" name="action" value="back" class="button secondary" \
-            id="contactInformation.backButton.tap">\(t.backButton)</button>
-                  <button type="submit" name="action" value="submit" class="button primary" \
-            id="contactInformation.submitButton.tap">\(t.submitButton)</button>
-                </div>
-              </form>
-            </section>
-
             """
+        return stepCard(
+            page, prefix: "contactInformation", title: t.contactTitle, lead: t.contactBody, path: "/report/contact",
+            formID: "contactForm", forward: ("submit", t.submitButton, "contactInformation.submitButton.tap"),
+            fields: fields)
+    }
+
+    /// A step's card: its heading and lead, and its form (posted with the visit's token) holding, in order,
+    /// the hidden default of Enter (`forward`), `fields`, then Back and the step's own button (`forward`);
+    /// `after`, what follows the form in the card (the details' permission alert).
+    static func stepCard(
+        _ page: PageView, prefix: String, title: String, lead: String, path: String, formID: String,
+        forward: (value: String, label: String, id: String), fields: HTML, after: HTML = ""
+    ) -> HTML {
+        """
+        <section class="card" aria-labelledby="\(prefix).title">
+          <h1 id="\(prefix).title">\(title)</h1>
+          <p class="lead">\(lead)</p>
+          <form autocomplete="off" method="post" action="\(path)?_csrf=\(page.csrf)" id="\(formID)" novalidate>
+            <button type="submit" name="action" value="\(forward.value)" class="default-submit" tabindex="-1" \
+        aria-hidden="true">\(forward.label)</button>
+            \(fields)
+            <div class="actions">
+              <button type="submit" name="action" value="back" class="button secondary" \
+        id="\(prefix).backButton.tap">\(page.t.backButton)</button>
+              <button type="submit" name="action" value="\(forward.value)" class="button primary" \
+        id="\(forward.id)">\(forward.label)</button>
+            </div>
+          </form>
+          \(after)
+        </section>
+
+        """
     }
 
     /// A labelled input with its hint and error, tied together by ids.
@@ -217,14 +220,20 @@ enum FormHTML {
         \(field.placeholder.html { " placeholder=\"\($0)\"" })\(field.maxlength.html { " maxlength=\"\($0)\"" }) \
         aria-invalid="\(field.invalid)"\(field.describedBy.html { " aria-describedby=\"\($0)\"" }) \
         data-counter="\(field.hintID)">\(field.value)</textarea>
-          \(field.hint.html { "<p class=\"hint counter\" id=\"\(field.hintID)\" aria-live=\"polite\">\($0)</p>" })
+          \(field.hint.html { """
+            <p class="hint counter\(if: field.hintWarns, " warn")" id="\(field.hintID)" aria-live="polite" \
+            data-left-format="\(field.counterLeftFormat ?? "")" \
+            data-warn-within="\(String(PageBuilder.counterWarnWithin))">\($0)</p>
+            """ })
           \(field.error.html { "<p class=\"error\" id=\"\(field.errorID)\">\($0)</p>" })
         </div>
 
         """
     }
 
-    /// The location permission alert (open when the GPS button was refused).
+    /// The location permission alert (open when the GPS button was refused). Cancel is the primary action
+    /// and has the focus: closing it to type the coordinates is what a visitor can do; Go Settings can only
+    /// say that the staff can change it.
     static func alert(_ t: KioskStrings, _ alert: AlertView) -> HTML {
         """
         <div class="modal-backdrop" id="permissionAlert"\(if: !alert.open, " hidden")>
@@ -237,9 +246,9 @@ enum FormHTML {
               <p id="permissionAlert.settingsHelp.text">\(t.settingsNotHere)</p>
             </div>
             <div class="modal-actions">
-              <a class="button secondary" href="/report/details" id="permissionAlert.cancelButton.tap">\
-        \(t.alertCancel)</a>
-              <a class="button primary" href="/report/details?alert=settings" \
+              <a class="button primary" href="/report/details" id="permissionAlert.cancelButton.tap"\
+        \(if: alert.open, " autofocus")>\(t.alertCancel)</a>
+              <a class="button secondary" href="/report/details?alert=settings" \
         id="permissionAlert.goSettingsButton.tap"\(if: alert.settings, " hidden")>\(t.alertGoSettings)</a>
             </div>
           </div>

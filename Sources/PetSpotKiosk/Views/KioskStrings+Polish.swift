@@ -1,3 +1,4 @@
+import PetSpotLocation
 import PetSpotReport
 
 extension KioskStrings {
@@ -51,7 +52,9 @@ extension KioskStrings {
             "Zdjęcie jest za duże: to stanowisko przechowuje do wysłania zgłoszenia zdjęcia o rozmiarze najwyżej {n} MB"
         t.photoUnsupported = "Wybierz zdjęcie JPG, PNG, HEIC, GIF lub WEBP"
         t.photoEmpty = "Plik zdjęcia jest pusty"
-        t.photoSaveFailed = "Nie udało się zapisać zdjęcia. Spróbuj ponownie."
+        t.photoSaveFailed =
+            "Nie udało się zapisać zdjęcia. Spróbuj ponownie, a jeśli to się powtórzy, powiedz o tym obsłudze."
+        t.photoStorageFull = "Pamięć stanowiska jest pełna, więc nie można zachować zdjęcia. Powiedz o tym obsłudze."
         t.photoTooManyPixelsFormat = "Zdjęcie ma za dużo pikseli dla tej stacji (najwyżej {n} megapikseli)."
         t.photoDamaged = "Zdjęcie wygląda na uszkodzone i nie da się go odczytać. Spróbuj innego."
         t.photoRotated =
@@ -90,20 +93,12 @@ extension KioskStrings {
         t.gpsApproximate = "przybliżona"
         t.descriptionLabel = "Dodatkowy opis (opcjonalnie)"
         t.descriptionPlaceholder = "Szczegóły, które pomogą rozpoznać zwierzę..."
+        t.counterLeftFormat = "{count}/{max} – pozostało znaków: {n}"
 
-        t.gpsUnknown = "Nie udało się ustalić położenia. Spróbuj ponownie albo wpisz współrzędne ręcznie."
-        t.gpsSourceUnavailable = "Odbiornik GPS jest teraz niedostępny. Wpisz współrzędne ręcznie."
-        t.gpsUnreachable = "Usługa lokalizacji nie działa. Wpisz współrzędne ręcznie."
-        t.gpsPromptUnavailable =
-            "Nikt nie odpowiedział na prośbę o dostęp do lokalizacji. Spróbuj ponownie albo wpisz współrzędne ręcznie."
-        t.gpsBusy = "Usługa lokalizacji jest zajęta. Spróbuj za chwilę albo wpisz współrzędne ręcznie."
         t.gpsOther = "Lokalizacja jest niedostępna. Wpisz współrzędne ręcznie."
-        t.gpsOutOfRange = "Otrzymane położenie jest poza zakresem. Wpisz współrzędne ręcznie."
 
-        t.deniedTitle = "Brak dostępu do lokalizacji"
         t.deniedMessage =
             "To stanowisko nie może udostępnić swojej lokalizacji. Wpisz współrzędne albo poproś o pomoc obsługę."
-        t.restrictedTitle = "Lokalizacja jest zablokowana"
         t.restrictedMessage =
             "To stanowisko nie może udostępnić swojej lokalizacji. Wpisz współrzędne albo poproś o pomoc obsługę."
         t.alertCancel = "Anuluj"
@@ -124,7 +119,9 @@ extension KioskStrings {
         t.addressLabel = "Obecny adres zwierzęcia (opcjonalnie)"
         t.addressPlaceholder = "Pełny adres, pod którym zwierzę teraz przebywa"
         t.submitButton = "Wyślij zgłoszenie"
-        t.submitFailed = "Nie udało się zapisać zgłoszenia. Spróbuj ponownie."
+        t.submitFailed =
+            "Nie udało się zapisać zgłoszenia. Spróbuj ponownie, a jeśli to się powtórzy, powiedz o tym obsłudze."
+        t.submitStorageFull = "Pamięć stanowiska jest pełna, więc nie można zapisać zgłoszenia. Powiedz o tym obsłudze."
 
         t.thanksTitle = "Dziękujemy!"
         t.thanksBody = "Zgłoszenie zostało zapisane i zostanie wysłane do PetSpot. Numer zgłoszenia:"
@@ -157,6 +154,18 @@ extension KioskStrings {
             FieldMessages.phoneRequired: "Wpisz co najmniej 7 cyfr",
             FieldMessages.emailRequired: "Wpisz poprawny adres e-mail",
             FieldMessages.rewardTooLong: "Nagroda może mieć najwyżej 200 znaków",
+            KioskStrings.phoneTooLong: "Wpisz najwyżej 11 cyfr",
+            GPSFailure(.locationUnknown).message:
+                "Nie udało się ustalić położenia. Spróbuj ponownie albo wpisz współrzędne ręcznie.",
+            GPSFailure(.sourceUnavailable).message: "Odbiornik GPS jest teraz niedostępny. Wpisz współrzędne ręcznie.",
+            GPSFailure(.daemonUnreachable("")).message: "Usługa lokalizacji nie działa. Wpisz współrzędne ręcznie.",
+            GPSFailure(.promptUnavailable).message:
+                "Nikt nie odpowiedział na prośbę o dostęp do lokalizacji. Spróbuj ponownie albo wpisz współrzędne ręcznie.",
+            GPSFailure(.tooManyClients).message:
+                "Usługa lokalizacji jest zajęta. Spróbuj za chwilę albo wpisz współrzędne ręcznie.",
+            GPSFailure.invalidCoordinate.message: "Otrzymane położenie jest poza zakresem. Wpisz współrzędne ręcznie.",
+            PermissionAlert(status: .denied, client: nil).title: "Brak dostępu do lokalizacji",
+            PermissionAlert(status: .restricted, client: nil).title: "Lokalizacja jest zablokowana",
         ]
         return t
     }()

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PetSpotKioskConfiguration
+import PetSpotReport
 
 /// Every text the kiosk shows, in one language. Templates read these by
 /// name (`{{t.continueButton}}`); English is the default value of each
@@ -66,7 +67,11 @@ public struct KioskStrings: Sendable {
         "The photo is too large: this station keeps photos of at most {n} MB until the report is sent"
     public var photoUnsupported = "Please choose a JPG, PNG, HEIC, GIF or WEBP photo"
     public var photoEmpty = "The photo file is empty"
-    public var photoSaveFailed = "The photo could not be saved. Please try again."
+    public var photoSaveFailed =
+        "The photo could not be saved. Please try again, or tell the staff if it happens again."
+    /// A full disk at the photo (SPEC §7: trying again cannot help, so the visitor is told to ask staff).
+    public var photoStorageFull =
+        "The station's storage is full, so the photo could not be kept. Please tell the staff."
     /// `{n}`: the station's bound in megapixels (SPEC §7).
     public var photoTooManyPixelsFormat = "The photo has too many pixels for this station (at most {n} megapixels)."
     public var photoDamaged = "The photo appears to be damaged and cannot be read. Please try another one."
@@ -108,22 +113,20 @@ public struct KioskStrings: Sendable {
     public var gpsApproximate = "approximate"
     public var descriptionLabel = "Additional description (optional)"
     public var descriptionPlaceholder = "Any details that could help identify the pet..."
+    /// A text area's counter near its cap (``PageBuilder/counterWarnWithin`` characters or fewer left):
+    /// `{count}` typed, `{max}` the cap, `{n}` left.
+    public var counterLeftFormat = "{count}/{max} – {n} characters left"
 
     // MARK: GPS failures
-    public var gpsUnknown = "Your location could not be determined. Try again, or enter the coordinates by hand."
-    public var gpsSourceUnavailable = "The GPS receiver is not available right now. Enter the coordinates by hand."
-    public var gpsUnreachable = "The location service is not running. Enter the coordinates by hand."
-    public var gpsPromptUnavailable =
-        "Nobody answered the location permission request. Try again, or enter the coordinates by hand."
-    public var gpsBusy = "The location service is busy. Try again in a moment, or enter the coordinates by hand."
+    // The English texts of a failure and of the alert's title are PetSpotReport's (`GPSFailure.message`,
+    // `PermissionAlert.title`), shown through ``translate(_:)``; these are the kiosk's own.
+    /// A failure without a message for the public (the console's names the protocol's reason).
     public var gpsOther = "Location is not available. Enter the coordinates by hand."
-    public var gpsOutOfRange = "The position received was out of range. Enter the coordinates by hand."
 
     // MARK: Permission alert
-    public var deniedTitle = "Location access denied"
+    /// The alert's text, for the public (the console's speaks to whoever runs it).
     public var deniedMessage =
         "This station cannot share its location. Please type the coordinates, or ask a member of staff."
-    public var restrictedTitle = "Location is restricted"
     public var restrictedMessage =
         "This station cannot share its location. Please type the coordinates, or ask a member of staff."
     public var alertCancel = "Cancel"
@@ -145,7 +148,10 @@ public struct KioskStrings: Sendable {
     public var addressLabel = "Current physical address (optional)"
     public var addressPlaceholder = "Full address where the animal is currently located"
     public var submitButton = "Submit report"
-    public var submitFailed = "The report could not be saved. Please try again."
+    public var submitFailed = "The report could not be saved. Please try again, or tell the staff if it happens again."
+    /// A full disk at submit: the outbox's own words (docs/KIOSK.md), what was typed stays.
+    public var submitStorageFull =
+        "The station's storage is full, so the report could not be saved. Please tell the staff."
 
     // MARK: Thank you
     public var thanksTitle = "Thank you!"
@@ -165,6 +171,10 @@ public struct KioskStrings: Sendable {
     public var messages: [String: String] = [:]
 
     public init() {}
+
+    /// A phone number with more digits than the seed's rule allows (SPEC §7: refused beside the field, never
+    /// cut); a kiosk message, translated like PetSpotReport's (``messages``).
+    public static let phoneTooLong = "Enter at most \(FieldRules.phoneDigits.upperBound) digits"
 
     /// `message` (an English text from PetSpotReport) in this language.
     public func translate(_ message: String) -> String { messages[message] ?? message }

@@ -40,6 +40,28 @@ public struct PageBuilder: Sendable {
         return page
     }
 
+    /// A step's page: the frame, "Step N of 3" and Cancel report; `languageForm`, the form the language
+    /// buttons submit (what was entered goes with them).
+    func step(
+        _ number: Int, _ visit: Visit, title: (KioskStrings) -> String, path: String, remaining: Duration?,
+        languageForm: String? = nil
+    ) -> PageView {
+        var page = frame(visit, title: title, path: path, remaining: remaining)
+        page.step = StepView(number: number, t: page.t)
+        page.showCancel = true
+        page.languageForm = languageForm
+        return page
+    }
+
+    /// A field of a step's form with the visit's error for `report`, in the page's language.
+    static func field(
+        _ visit: Visit, _ t: KioskStrings, _ id: String, _ name: String, _ label: String, _ value: String,
+        _ report: ReportField
+    ) -> FieldView {
+        FieldView(
+            id: id, name: name, label: label, value: value, error: visit.notice?.message(for: report).map(t.translate))
+    }
+
     // MARK: Pages
 
     /// The welcome page, in `language`; `station` is the language a new visit starts in.
@@ -65,10 +87,8 @@ public struct PageBuilder: Sendable {
 
     /// Step 1.
     public func photo(_ visit: Visit, remaining: Duration?) -> PageView {
-        var page = frame(visit, title: \.photoTitle, path: "/report/photo", remaining: remaining)
+        var page = step(1, visit, title: \.photoTitle, path: "/report/photo", remaining: remaining)
         let t = page.t
-        page.step = StepView(number: 1, t: t)
-        page.showCancel = true
         page.toastID = "animalPhoto.toast"
         if visit.notice?.message(for: .photo) != nil {
             // Continue without a photo (seed 002): a toast that clears after 3 s, and the inline error.
@@ -95,16 +115,14 @@ public struct PageBuilder: Sendable {
 
     /// Step 2.
     public func details(_ visit: Visit, remaining: Duration?, today: CalendarDate) -> PageView {
-        var page = frame(visit, title: \.detailsTitle, path: "/report/details", remaining: remaining)
+        var page = step(
+            2, visit, title: \.detailsTitle, path: "/report/details", remaining: remaining, languageForm: "detailsForm")
         let t = page.t
-        page.step = StepView(number: 2, t: t)
-        page.showCancel = true
-        page.languageForm = "detailsForm"
         let form = visit.flow.details
         let description = form.description
         func error(_ field: ReportField) -> String? { visit.notice?.message(for: field).map(t.translate) }
         func field(_ id: String, _ name: String, _ label: String, _ value: String, _ report: ReportField) -> FieldView {
-            FieldView(id: id, name: name, label: label, value: value, error: error(report))
+            Self.field(visit, t, id, name, label, value, report)
         }
         var date = field("animalDescription.datePicker.tap", "date", t.dateLabel, visit.dateText, .date)
         date.type = "date"
@@ -126,27 +144,24 @@ public struct PageBuilder: Sendable {
         var petName = field(
             "animalDescription.petNameTextField.input", "petName", t.petNameLabel, form.petName, .petName)
         petName.maxlength = "100"
-        var latitude = field(
-            "animalDescription.latitudeTextField.input", "latitude", t.latitudeLabel, description.latitudeText,
-            .latitude)
-        latitude.inputmode = "decimal"
-        latitude.placeholder = t.latitudePlaceholder
-        latitude.required = true
-        latitude.maxlength = "20"
-        var longitude = field(
-            "animalDescription.longitudeTextField.input", "longitude", t.longitudeLabel, description.longitudeText,
-            .longitude)
-        longitude.inputmode = "decimal"
-        longitude.placeholder = t.longitudePlaceholder
-        longitude.required = true
-        longitude.maxlength = "20"
+        func coordinate(_ report: ReportField, _ label: String, _ placeholder: String, _ value: String) -> FieldView {
+            var coordinate = field(
+                "animalDescription.\(report.rawValue)TextField.input", report.rawValue, label, value, report)
+            coordinate.inputmode = "decimal"
+            coordinate.placeholder = placeholder
+            coordinate.required = true
+            coordinate.maxlength = "20"
+            return coordinate
+        }
+        var latitude = coordinate(.latitude, t.latitudeLabel, t.latitudePlaceholder, description.latitudeText)
+        var longitude = coordinate(.longitude, t.longitudeLabel, t.longitudePlaceholder, description.longitudeText)
         var text = field(
             "animalDescription.descriptionTextArea.input", "description", t.descriptionLabel,
             description.descriptionText,
             .description)
         text.placeholder = t.descriptionPlaceholder
         text.maxlength = String(FieldMessages.maximumTextLength)
-        text.hint = "\(description.descriptionText.count)/\(FieldMessages.maximumTextLength)"
+        text.counter(description.descriptionText.count, limit: FieldMessages.maximumTextLength, t)
         let speciesNames: [Species: String] = [
             .dog: t.speciesDog, .cat: t.speciesCat, .bird: t.speciesBird, .rabbit: t.speciesRabbit,
             .rodent: t.speciesRodent, .reptile: t.speciesReptile, .other: t.speciesOther,
@@ -163,23 +178,11 @@ public struct PageBuilder: Sendable {
                 value: $0.rawValue, label: $0 == .male ? t.genderMale : t.genderFemale,
                 selected: description.gender == $0)
         }
-        var gpsHelper: String?
-        var gpsError: String?
-        var alert = AlertView(open: false, settings: false, title: "", message: "")
-        switch visit.gps {
-        case .filled(let accuracy, let horizontalAccuracy):
-            gpsHelper = Self.gpsHelper(t, accuracy: accuracy, horizontalAccuracy: horizontalAccuracy)
-        case .alert(let permission, let settings):
-            alert = Self.alert(t, permission, settings: settings)
-        case .failed(let failure):
-            gpsError = Self.gpsMessage(t, failure)
-        case nil:
-            break
-        }
-        if gpsHelper != nil {
+        let gps = Self.gps(visit.gps, settings: visit.gpsSettingsShown, t)
+        if gps.helper != nil {
             latitude.describedByExtra = "animalDescription.gpsHelperText"
             longitude.describedByExtra = "animalDescription.gpsHelperText"
-        } else if gpsError != nil {
+        } else if gps.error != nil {
             latitude.describedByExtra = "animalDescription.gpsErrorText"
             longitude.describedByExtra = "animalDescription.gpsErrorText"
         }
@@ -188,30 +191,31 @@ public struct PageBuilder: Sendable {
             speciesInvalid: error(.species) != nil, race: race, genders: genders, genderError: error(.gender),
             genderInvalid: error(.gender) != nil, age: age, chipNumber: chip, petName: petName, latitude: latitude,
             longitude: longitude, description: text,
-            gpsHelper: gpsHelper, gpsError: gpsError, alert: alert)
+            gpsHelper: gps.helper, gpsError: gps.error, alert: gps.alert)
         return page
     }
 
     /// Step 3.
     public func contact(_ visit: Visit, remaining: Duration?) -> PageView {
-        var page = frame(visit, title: \.contactTitle, path: "/report/contact", remaining: remaining)
+        var page = step(
+            3, visit, title: \.contactTitle, path: "/report/contact", remaining: remaining, languageForm: "contactForm")
         let t = page.t
-        page.step = StepView(number: 3, t: t)
-        page.showCancel = true
-        page.languageForm = "contactForm"
         let form = visit.flow.contact
         func field(_ id: String, _ name: String, _ label: String, _ value: String, _ report: ReportField) -> FieldView {
-            FieldView(
-                id: id, name: name, label: label, value: value,
-                error: visit.notice?.message(for: report).map(t.translate))
+            Self.field(visit, t, id, name, label, value, report)
         }
-        var phone = field("contactInformation.phoneTextField.input", "phone", t.phoneLabel, form.phone, .phone)
-        phone.type = "tel"
-        phone.inputmode = "tel"
-        phone.placeholder = t.phonePlaceholder
-        phone.autocomplete = "off"
+        // A phone: the digit pad; a number past the rule's digits is shown as typed (never cut), with its error.
+        func phoneField(_ report: ReportField, _ id: String, _ label: String, _ value: String) -> FieldView {
+            var phone = field(id, report.rawValue, label, visit.phonesAsTyped[report] ?? value, report)
+            phone.type = "tel"
+            phone.inputmode = "tel"
+            phone.placeholder = t.phonePlaceholder
+            phone.autocomplete = "off"
+            phone.maxlength = "30"
+            return phone
+        }
+        var phone = phoneField(.phone, "contactInformation.phoneTextField.input", t.phoneLabel, form.phone)
         phone.required = true
-        phone.maxlength = "30"
         var email = field("contactInformation.emailTextField.input", "email", t.emailLabel, form.email, .email)
         email.type = "email"
         email.inputmode = "email"
@@ -221,19 +225,14 @@ public struct PageBuilder: Sendable {
         email.maxlength = "254"
         var reward = field("contactInformation.rewardTextField.input", "reward", t.rewardLabel, form.reward, .reward)
         reward.maxlength = String(FieldMessages.maximumRewardLength)
-        var caregiver = field(
-            "contactInformation.caregiverPhoneTextField.input", "caregiverPhone", t.caregiverPhoneLabel,
-            form.caregiverPhone, .caregiverPhone)
-        caregiver.type = "tel"
-        caregiver.inputmode = "tel"
-        caregiver.placeholder = t.phonePlaceholder
-        caregiver.autocomplete = "off"
-        caregiver.maxlength = "30"
+        let caregiver = phoneField(
+            .caregiverPhone, "contactInformation.caregiverPhoneTextField.input", t.caregiverPhoneLabel,
+            form.caregiverPhone)
         var address = field(
             "contactInformation.addressTextArea.input", "address", t.addressLabel, form.address, .address)
         address.placeholder = t.addressPlaceholder
         address.maxlength = String(FieldMessages.maximumTextLength)
-        address.hint = "\(form.address.count)/\(FieldMessages.maximumTextLength)"
+        address.counter(form.address.count, limit: FieldMessages.maximumTextLength, t)
         page.contact = ContactView(
             phone: phone, email: email, reward: reward, caregiverPhone: caregiver, address: address)
         return page
@@ -257,39 +256,14 @@ public struct PageBuilder: Sendable {
 
     // MARK: Texts
 
-    /// "GPS capture successful (accuracy ±15 m)", "approximate" for reduced accuracy.
-    public static func gpsHelper(
-        _ t: KioskStrings, accuracy: AccuracyAuthorization, horizontalAccuracy: Double?
-    ) -> String {
-        var details: [String] = []
-        if let horizontalAccuracy {
-            details.append(t.gpsAccuracyFormat.filling(["n": String(Int(horizontalAccuracy.rounded()))]))
-        }
-        if accuracy == .reduced { details.append(t.gpsApproximate) }
-        return details.isEmpty ? t.gpsSuccess : "\(t.gpsSuccess) (\(details.joined(separator: ", ")))"
-    }
+    /// A text area's counter warns when this many characters or fewer are left.
+    public static let counterWarnWithin = 50
 
-    /// The message for a failed GPS fill.
-    public static func gpsMessage(_ t: KioskStrings, _ failure: GPSFailure) -> String {
-        guard let error = failure.error else { return t.gpsOutOfRange }
-        switch error {
-        case .locationUnknown: return t.gpsUnknown
-        case .sourceUnavailable: return t.gpsSourceUnavailable
-        case .daemonUnreachable: return t.gpsUnreachable
-        case .promptUnavailable: return t.gpsPromptUnavailable
-        case .tooManyClients: return t.gpsBusy
-        default: return t.gpsOther
-        }
-    }
-
-    /// The permission alert, in words for the public: the station cannot share its location; type the
-    /// coordinates or ask staff. The account, uid and the administrator's command never reach a visitor's
-    /// page (``LocationRefusal`` takes them to the log and `/admin/status`).
-    public static func alert(_ t: KioskStrings, _ permission: PermissionAlert, settings: Bool) -> AlertView {
-        let restricted = permission.status == .restricted
-        return AlertView(
-            open: true, settings: settings, title: restricted ? t.restrictedTitle : t.deniedTitle,
-            message: restricted ? t.restrictedMessage : t.deniedMessage)
+    /// A text area's counter: "123/500", and near the cap "460/500 – 40 characters left"; whether it warns.
+    public static func counter(_ count: Int, limit: Int, _ t: KioskStrings) -> (text: String, warns: Bool) {
+        let left = max(0, limit - count)
+        guard left <= counterWarnWithin else { return ("\(count)/\(limit)", false) }
+        return (t.counterLeftFormat.filling(["count": String(count), "max": String(limit), "n": String(left)]), true)
     }
 
     /// "840 KB", "2.4 MB".

@@ -20,7 +20,7 @@ enum PageHTML {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(page.title) · PetSpot</title>
             <link rel="stylesheet" href="/static/kiosk.css">
-            <script src="/static/kiosk.js" defer></script>
+            \(PageRenderer.scripts.html { "<script src=\"/static/\($0)\" defer></script>\n" })
             \(idle.html { "<noscript><meta http-equiv=\"refresh\" content=\"\($0.promptAfter);url=/still-there\"></noscript>" })
             \(page.stillThere.html { "<noscript><meta http-equiv=\"refresh\" content=\"\($0.resetAfter);url=/\"></noscript>" })
             \(page.thanks.html { "<noscript><meta http-equiv=\"refresh\" content=\"\($0.restartAfter);url=/\"></noscript>" })

@@ -35,19 +35,27 @@ public struct PageRenderer: Sendable {
         return FileManager.default.fileExists(atPath: marker) ? directory : nil
     }
 
+    /// The enhancement scripts, one a feature, in the order every page loads them (`defer` keeps it):
+    /// `kiosk.js` first, with what the others share.
+    public static let scripts = [
+        "kiosk.js", "kiosk-display.js", "kiosk-idle.js", "kiosk-fields.js", "kiosk-gps.js", "kiosk-photo.js",
+        "kiosk-keyboard.js",
+    ]
+
     /// Loads the static files from `directory/static`.
     public static func load(directory: URL) async throws -> PageRenderer {
-        var files: [String: (ByteBuffer, String)] = [:]
-        for (name, type) in [
-            ("kiosk.css", "text/css; charset=utf-8"), ("kiosk.js", "text/javascript; charset=utf-8"),
-        ] {
+        var loaded: [String: (ByteBuffer, String)] = [:]
+        let files =
+            [("kiosk.css", "text/css; charset=utf-8")]
+            + scripts.map { ($0, "text/javascript; charset=utf-8") }
+        for (name, type) in files {
             let path = directory.appendingPathComponent("static/\(name)").path
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw KioskResourceError(detail: "cannot read \(path)")
             }
-            files[name] = (ByteBuffer(bytes: data), type)
+            loaded[name] = (ByteBuffer(bytes: data), type)
         }
-        return PageRenderer(staticFiles: files)
+        return PageRenderer(staticFiles: loaded)
     }
 
     /// The page as HTML.

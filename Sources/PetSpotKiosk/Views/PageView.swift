@@ -202,6 +202,10 @@ public struct FieldView: Sendable {
     public var maxlength: String?
     public var required = false
     public var hint: String?
+    /// A counter near its cap: the hint is shown as a warning.
+    public var hintWarns = false
+    /// The counter's words near the cap, for the script (``KioskStrings/counterLeftFormat``).
+    public var counterLeftFormat: String?
     public var error: String?
     /// `max` (the date picker's last day).
     public var max: String?
@@ -217,6 +221,14 @@ public struct FieldView: Sendable {
     }
 
     public var invalid: Bool { error != nil }
+
+    /// Makes the hint a counter of `count` characters of `limit` (``PageBuilder/counter(_:limit:_:)``).
+    public mutating func counter(_ count: Int, limit: Int, _ t: KioskStrings) {
+        let counter = PageBuilder.counter(count, limit: limit, t)
+        hint = counter.text
+        hintWarns = counter.warns
+        counterLeftFormat = t.counterLeftFormat
+    }
     public var errorID: String { Self.errorID(id) }
     public var hintID: String { Self.hintID(id) }
     /// `aria-describedby`: the error and the hint, when shown.

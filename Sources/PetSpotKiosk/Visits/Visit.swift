@@ -28,8 +28,15 @@ public struct Visit: Sendable {
     public var lastActivity: ContinuousClock.Instant
     /// Shown once on the next page: errors of a Continue, a refused photo, a failed submit.
     public var notice: Notice?
-    /// The outcome of the last "Use this station's location", kept while on the details step.
-    public var gps: GPSState?
+    /// The answer of the last "Use this station's location", as the GPS action gave it (the one shape
+    /// from the client to the page), kept while on the details step.
+    public var gps: GPSFillOutcome?
+    /// Whether the permission alert's "Go Settings" was tapped (the alert then says who can change it).
+    public var gpsSettingsShown = false
+    /// The phone fields with more digits than the rule allows, as typed: ``ContactForm`` cuts at the 11th
+    /// digit on assignment, and the kiosk never cuts (SPEC §7), so the page shows these and Submit refuses
+    /// them beside the field (``KioskStrings/phoneTooLong``).
+    public var phonesAsTyped: [ReportField: String] = [:]
     /// The GPS button's bound: one daemon request at a time, a few per window.
     public var gpsTaps = GPSTapBudget()
     /// The reference of the report just submitted (the thank-you page), once.
@@ -86,14 +93,4 @@ public struct Notice: Sendable, Hashable {
 
     /// The message of `field`, if it has one.
     public func message(for field: ReportField) -> String? { errors.first { $0.field == field }?.message }
-}
-
-/// The state of the GPS button's last use.
-public enum GPSState: Sendable, Hashable {
-    /// Filled: granted accuracy and the fix's horizontal accuracy in metres.
-    case filled(accuracy: AccuracyAuthorization, horizontalAccuracy: Double?)
-    /// The alert is open (denied or restricted); `settings` when "Go Settings" was tapped.
-    case alert(PermissionAlert, settings: Bool)
-    /// No position: why.
-    case failed(GPSFailure)
 }
