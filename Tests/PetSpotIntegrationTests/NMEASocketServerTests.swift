@@ -36,6 +36,17 @@ import TestSupport
         let nmea = daemon.directory.file("nmea.sock")
         try daemon.writeConfiguration(policy: Self.policy(nmea: nmea, maxClients: maxClients), daemon: extra)
         try daemon.start()
+        // The daemon is started once its protocol socket accepts; the NMEA
+        // socket is its own service, bound beside it. No readiness signal
+        // reaches a test process: poll for the socket with a deadline.
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: nmea) {
+            guard Date() < deadline else {
+                daemon.finish()
+                throw PolicyTestError("the NMEA socket was never bound")
+            }
+            usleep(20_000)
+        }
         return (daemon, nmea)
     }
 
@@ -137,16 +148,27 @@ import TestSupport
     func consumersCountAgainstTheUidsShare() async throws {
         let (daemon, nmea) = try Self.daemon(daemon: "max_clients_per_uid = 2")
         defer { daemon.finish() }
-        var first: RawSocket? = try RawSocket(path: nmea)
-        let second = try RawSocket(path: nmea)
-        _ = try Self.gga(try #require(first))
-        _ = try Self.gga(second)
+        // The connections that probed for the daemon's start may still hold
+        // slots until the daemon has seen them close: a consumer refused for
+        // that tries again. Two admitted consumers then hold the whole share.
+        func admitted() throws -> RawSocket {
+            let deadline = Date().addingTimeInterval(60)
+            while true {
+                let consumer = try RawSocket(path: nmea)
+                if (try? Self.gga(consumer, timeout: 10)) != nil { return consumer }
+                guard Date() < deadline else { throw PolicyTestError("no NMEA consumer admitted") }
+                usleep(20_000)
+            }
+        }
+        var first: RawSocket? = try admitted()
+        let second = try admitted()
         // The uid holds its share (2) with two consumers, below nmea.max_clients (4):
         // a third consumer is let go without a sentence, a protocol client is told why.
         #expect(Self.closedWithoutASentence(try RawSocket(path: nmea)), "a third consumer was served")
         let refused = try #require(try daemon.connect().readJSON() as? [String: Any])
         #expect(errorReason(refused) == "tooManyClients", "\(refused)")
         // The consumers are still served, and once one leaves its slot is free for a protocol client.
+        _ = try Self.gga(try #require(first))
         _ = try Self.gga(second)
         first = nil
         let admitted = await eventually(every: .milliseconds(20)) {
