@@ -39,7 +39,7 @@ public struct LocationDaemon: Sendable {
     /// The moved-station alarm, when a live source and a static position
     /// are both configured; run as a service, shown in `daemon.status`.
     public var station: StationWatch?
-    /// The NMEA socket for desktop software (``NMEAServer``), when configured.
+    /// The NMEA socket for desktop software (``NMEAConsumers``, served by the one ``SocketServer``), when configured.
     public var nmea: NMEASocketSettings?
 
     /// Creates a daemon.
@@ -113,7 +113,7 @@ public struct LocationDaemon: Sendable {
         services.append(ProducerService(source))
         services.append(fanOut)
         if let station { services.append(station) }
-        if let nmea { services.append(NMEAServer(settings: nmea, dispatcher: dispatcher, logger: logger)) }
+        if let nmea { services.append(SocketServer(nmea: nmea, dispatcher: dispatcher, logger: logger)) }
         services.append(contentsOf: companions)
         if let watchdog = systemd.watchdog, notifier.isEnabled {
             services.append(WatchdogService(notifier: notifier, schedule: watchdog, sleeper: .eventLoops()))

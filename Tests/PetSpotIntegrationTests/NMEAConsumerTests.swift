@@ -30,7 +30,7 @@ struct NMEAConsumerTests {
         if let reduced {
             rules += "\n[[policy.rules]]\nuser = \"\(reduced)\"\nstatus = \"authorized\"\naccuracy = \"reduced\"\n"
         }
-        return try DaemonProcess(
+        let daemon = try DaemonProcess(
             source: Fixtures.simulated("station.json"), daemon: "socket_mode = \"0666\"",
             policy: """
                 [policy]
@@ -43,6 +43,12 @@ struct NMEAConsumerTests {
                 max_clients = \(maxClients)
                 """,
             files: ["station.json": scenario])
+        // Started means the protocol socket accepts; the NMEA socket is bound
+        // beside it by its own service. No signal reaches a test process: poll.
+        let nmea = daemon.directory.file("nmea.sock")
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: nmea), Date() < deadline { usleep(20_000) }
+        return daemon
     }
 
     /// Reads the NMEA socket (as `user`, if given) for up to `seconds`, or

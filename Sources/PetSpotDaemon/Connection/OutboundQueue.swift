@@ -3,8 +3,9 @@ import PetSpotProtocol
 import Synchronization
 
 /// Everything one connection writes, in order: the rules of its socket in
-/// one place (``ConnectionHandler`` is its only user, on the connection's
-/// event loop).
+/// one place (each connection's handler is its only user, on the
+/// connection's event loop: ``ConnectionHandler`` on the protocol socket,
+/// ``NMEAConsumerHandler`` on the NMEA socket, which only holds updates).
 ///
 /// - Lines (answers, and messages the daemon sends on its own) leave in the
 ///   order they were queued; a line held for its audit record holds back
@@ -61,14 +62,15 @@ struct OutboundQueue {
     }
 
     /// The next held update (oldest subscription first), once no line
-    /// waits; its `age` measured now. The caller asks only while the client reads.
-    mutating func nextUpdate(_ allocator: ByteBufferAllocator) -> ByteBuffer? {
+    /// waits, as `producer` writes it (by default a `location.update` line);
+    /// its `age` measured now. The caller asks only while the client reads.
+    mutating func nextUpdate(
+        _ allocator: ByteBufferAllocator, as producer: some UpdateLines = JSONUpdateLines()
+    ) -> ByteBuffer? {
         guard lines.isEmpty, let subscription = updates.keys.min(), let notification = release(subscription) else {
             return nil
         }
-        var buffer = allocator.buffer(capacity: notification.maximumLineLength)
-        notification.write(subscription: subscription) { buffer.writeBytes($0) }
-        return buffer
+        return producer.line(notification, subscription: subscription, allocator: allocator)
     }
 
     /// Whether `update` may go straight out: nothing waits (the caller
@@ -99,5 +101,22 @@ struct OutboundQueue {
         guard let held = updates.removeValue(forKey: subscription) else { return nil }
         Self.heldUpdateBytes.wrappingSubtract(held.bytes, ordering: .relaxed)
         return held.notification
+    }
+}
+
+/// What a connection writes for one watch update: the line producer of its
+/// socket (`location.update` lines on the protocol socket, NMEA sentences on
+/// the NMEA socket), so that every socket holds its updates by one rule.
+protocol UpdateLines {
+    /// The bytes for `notification` on `subscription`, its age measured now.
+    func line(_ notification: UpdateNotification, subscription: Int, allocator: ByteBufferAllocator) -> ByteBuffer
+}
+
+/// The protocol socket's line producer: a `location.update` notification line.
+struct JSONUpdateLines: UpdateLines {
+    func line(_ notification: UpdateNotification, subscription: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: notification.maximumLineLength)
+        notification.write(subscription: subscription) { buffer.writeBytes($0) }
+        return buffer
     }
 }

@@ -1,34 +1,39 @@
 import Glibc
 import Logging
 import NIOCore
-import NIOExtras
 import NIOPosix
-import PetSpotJSON
 import PetSpotLocation
-import PetSpotPolicy
-import PetSpotProtocol
 import PetSpotSystemd
 import ServiceLifecycle
 import Synchronization
 
-/// The Unix-socket JSON-RPC server: binds the socket (mode and group from
-/// the configuration), accepts clients up to `max_clients`, reads one
-/// request per line (at most 64 KiB), and hands each to the ``Dispatcher``.
-/// One client's failure never touches another's connection.
-public final class SocketServer: Service {
+/// The daemon's one Unix-socket server, for every socket it serves: binds
+/// the socket (mode and group from the configuration) or takes the one
+/// systemd passed, accepts clients, reads each peer's kernel credentials
+/// and pins its process, identifies and admits it (`max_clients`, each
+/// uid's share, and the role's own bound), and hands it to what its
+/// socket's connections do (``ConnectionRole``: the JSON-RPC protocol, or
+/// NMEA). One client's failure never touches another's connection; a
+/// graceful shutdown closes every connection.
+final class SocketServer<Role: ConnectionRole>: Service {
     /// An accepted connection with the kernel's credentials of its peer.
     struct Accepted: Sendable {
         var channel: any Channel
         var credentials: PeerCredentials
         /// The peer's process, pinned at accept.
         var pin: ProcessPin
-        /// The connection's one reader and writer, waiting for ``ConnectionHandler/attach(_:)``.
-        var handler: NIOLoopBound<ConnectionHandler>
+        /// The connection's last handler (its one writer), waiting for ``ConnectionRole/start(_:handler:channel:logger:)``.
+        var handler: NIOLoopBound<Role.Handler>
         /// Where the fan-out writes its updates (the handler).
         var updateOutlet: LoopBoundOutlet
     }
 
-    let settings: ServerSettings
+    /// What the connections do.
+    let role: Role
+    /// The socket file's path, mode and group.
+    let path: String
+    let mode: UInt32
+    let socketGroup: String?
     let dispatcher: Dispatcher
     let logger: Logger
     let group: any EventLoopGroup
@@ -36,61 +41,73 @@ public final class SocketServer: Service {
     let onReady: @Sendable () -> Void
     /// Every open connection, closed together on shutdown.
     let connections = OpenConnections()
-    /// Each event loop's batch of audit records, written before its answers.
-    let auditBatches: AuditBatches?
     let identityResolver: PeerIdentityResolver
+    /// Connections past accept and not yet gone, against ``ConnectionRole/ownBound``.
+    private let serving = Atomic<Int>(0)
 
     /// Creates a server.
     /// - Parameters:
+    ///   - role: what the socket's connections do.
+    ///   - path: the socket to bind (or, with `listener`, the one clients are told to use).
+    ///   - mode: the socket file's permission bits.
+    ///   - socketGroup: the socket file's group, when set.
     ///   - identityResolver: derives each client's identity from its peer credentials.
     ///   - listener: an already listening Unix stream socket to serve on
     ///     (systemd socket activation). The server then neither binds, nor
     ///     changes the socket file's mode or group, nor removes it: the
-    ///     `.socket` unit owns it. `nil` binds `settings.socketPath`.
+    ///     `.socket` unit owns it. `nil` binds `path`.
     ///   - onReady: called once the socket accepts connections.
-    public init(
-        settings: ServerSettings,
-        dispatcher: Dispatcher,
-        logger: Logger,
+    init(
+        role: Role, path: String, mode: UInt32, socketGroup: String?, dispatcher: Dispatcher, logger: Logger,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        identityResolver: PeerIdentityResolver = PeerIdentityResolver(),
-        listener: Int32? = nil,
+        identityResolver: PeerIdentityResolver = PeerIdentityResolver(), listener: Int32? = nil,
         onReady: @escaping @Sendable () -> Void = {}
     ) {
-        self.identityResolver = identityResolver
-        self.settings = settings
+        self.role = role
+        self.path = path
+        self.mode = mode
+        self.socketGroup = socketGroup
         self.dispatcher = dispatcher
-        self.auditBatches = dispatcher.audit.map { AuditBatches(group: group, audit: $0) }
         self.logger = logger
         self.group = group
+        self.identityResolver = identityResolver
         self.listener = listener
         self.onReady = onReady
     }
 
-    /// Receive buffers start small: requests are a line of a few hundred
-    /// bytes, and with a thousand watchers NIO's default 2 KiB start costs
-    /// 2 MiB of buffers nobody fills. They grow to 64 KiB when a client sends more.
-    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536)
+    /// The listen backlog. A connection storm must not make a polite
+    /// client's connect fail with EAGAIN (a Unix socket's full backlog
+    /// refuses at once): the kernel queue is cheap, `max_clients` still
+    /// bounds what is served. The kernel caps it at net.core.somaxconn.
+    static var backlog: Int32 { 4096 }
 
-    /// Sets up an accepted connection: its peer credentials and pin, the
-    /// idle timer, the line decoder (bounded) and the connection's handler.
-    /// Nothing is read until the handler is attached (``serve(_:)``).
-    static func accept(
-        _ channel: any Channel, dispatcher: Dispatcher, auditBatches: AuditBatches?, settings: ServerSettings,
-        logger: Logger, connections: OpenConnections
-    ) -> EventLoopFuture<Accepted> {
+    /// Receive buffers start small: requests are a line of a few hundred
+    /// bytes, an NMEA consumer sends nothing that is kept, and with a
+    /// thousand watchers NIO's default 2 KiB start costs 2 MiB of buffers
+    /// nobody fills. They grow to 64 KiB when a client sends more.
+    static var receiveBuffers: AdaptiveRecvByteBufferAllocator {
+        AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536)
+    }
+
+    /// The one bootstrap of every socket: backlog, half-closure (a client
+    /// may stop sending and still read; each role decides what that
+    /// means) and the small receive buffers.
+    func bootstrap() -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: Self.backlog)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
+    }
+
+    /// Sets up an accepted connection: its peer credentials and pin, then
+    /// the role's handlers. Nothing is written until the role starts it
+    /// (``serve(_:)``).
+    static func accept(_ channel: any Channel, role: Role, connections: OpenConnections) -> EventLoopFuture<Accepted> {
         connections.add(channel)
         return PeerCredentials.read(from: channel).flatMap { credentials in
             ProcessPin.take(from: channel, pid: credentials.pid).map { (credentials, $0) }
         }.flatMapThrowing { credentials, pin in
-            let handler = ConnectionHandler(
-                dispatcher: dispatcher, auditBatch: auditBatches?.batch(on: channel.eventLoop),
-                maxInFlight: settings.maxRequestsInFlight, logger: logger)
-            try channel.pipeline.syncOperations.addHandlers([
-                IdleStateHandler(readTimeout: TimeAmount(settings.idleTimeout)),
-                ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength),
-                handler,
-            ])
+            let handler = try role.addHandlers(to: channel)
             return Accepted(
                 channel: channel, credentials: credentials, pin: pin,
                 handler: NIOLoopBound(handler, eventLoop: channel.eventLoop),
@@ -98,31 +115,29 @@ public final class SocketServer: Service {
         }
     }
 
-    public func run() async throws {
-        let path = settings.socketPath
+    func run() async throws {
         let server: NIOAsyncChannel<Accepted, Never>
         var servingPath = path
         if let listener {
-            server = try await ServerBootstrap(group: group)
-                .childChannelOption(.allowRemoteHalfClosure, value: true)
-                .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-                .bind(listener) { [connections, dispatcher, auditBatches, settings, logger] channel in
-                    Self.accept(
-                        channel, dispatcher: dispatcher, auditBatches: auditBatches, settings: settings,
-                        logger: logger, connections: connections)
-                }
+            server = try await bootstrap().bind(listener) { [role, connections] channel in
+                Self.accept(channel, role: role, connections: connections)
+            }
+            // NIO listens on an adopted socket again, with its default backlog
+            // (128), before any option applies: the passed socket takes the
+            // server's, as the one it binds does.
+            Glibc.listen(listener, Self.backlog)
             let boundPath = SocketInspection.boundPath(listener) ?? "?"
             servingPath = boundPath
             logger.info(
                 "serving on the socket systemd passed", metadata: ["socket": "\(boundPath)", "fd": "\(listener)"])
             if boundPath != path {
                 logger.notice(
-                    "the passed socket is not daemon.socket; clients must use the unit's ListenStream path",
-                    metadata: ["daemon.socket": "\(path)", "passed": "\(boundPath)"])
+                    "the passed socket is not the configured one; clients must use the unit's ListenStream path",
+                    metadata: ["configured": "\(path)", "passed": "\(boundPath)"])
             }
         } else {
             server = try await bindOwnSocket(path)
-            logger.info("serving", metadata: ["socket": "\(path)", "mode": "\(String(settings.socketMode, radix: 8))"])
+            logger.info("serving", metadata: ["socket": "\(path)", "mode": "\(String(mode, radix: 8))"])
         }
         // The socket file is removed on the way out, only when the daemon bound it.
         defer { if listener == nil { UnixSocketFile.remove(path) } }
@@ -154,21 +169,11 @@ public final class SocketServer: Service {
         // The socket is created under the daemon's umask (0177, set once at
         // start: LocationDaemonCommand), then opened up to the configured
         // mode: no moment where it is wider than configured.
-        let server = try await ServerBootstrap(group: group)
-            // A connection storm must not make a polite client's connect
-            // fail with EAGAIN (a Unix socket's full backlog refuses at
-            // once): the kernel queue is cheap, max_clients still bounds
-            // what is served. The kernel caps it at net.core.somaxconn.
-            .serverChannelOption(.backlog, value: 4096)
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
-            .bind(unixDomainSocketPath: path) { [connections, dispatcher, auditBatches, settings, logger] channel in
-                Self.accept(
-                    channel, dispatcher: dispatcher, auditBatches: auditBatches, settings: settings,
-                    logger: logger, connections: connections)
-            }
+        let server = try await bootstrap().bind(unixDomainSocketPath: path) { [role, connections] channel in
+            Self.accept(channel, role: role, connections: connections)
+        }
         do {
-            try UnixSocketFile.secure(path, mode: settings.socketMode, group: settings.socketGroup)
+            try UnixSocketFile.secure(path, mode: mode, group: socketGroup)
         } catch {
             try? await server.channel.close()
             UnixSocketFile.remove(path)
@@ -177,56 +182,64 @@ public final class SocketServer: Service {
         return server
     }
 
-    /// Identifies and admits one client, hands its connection handler the
-    /// session, and waits until the connection closes.
+    /// Identifies and admits one client, starts its role, and waits until
+    /// the connection closes.
     func serve(_ accepted: Accepted) async {
+        let channel = accepted.channel
+        // The socket's own bound first: a flood of connections past it costs no identity lookup.
+        if let bound = role.ownBound {
+            guard serving.add(1, ordering: .relaxed).newValue <= bound.limit else {
+                serving.subtract(1, ordering: .relaxed)
+                accepted.pin.release()
+                logger.notice(
+                    "refused a \(role.noun): \(bound.key) reached",
+                    metadata: ["uid": "\(accepted.credentials.uid)", "pid": "\(accepted.credentials.pid)"])
+                try? await channel.close()
+                return
+            }
+        }
+        defer { if role.ownBound != nil { serving.subtract(1, ordering: .relaxed) } }
         let registry = dispatcher.registry
         let identity = await identityResolver.identify(accepted.credentials, pin: accepted.pin)
         // Admitted by uid, after identification: whoever may be the prompt
         // agent may use the slots kept for it, and is not held to a uid's share.
         let connectionID: ConnectionID
-        switch await registry.admit(
-            uid: identity.uid, agentCandidate: await dispatcher.policy.mayBePromptAgent(identity))
-        {
+        switch await registry.admit(uid: identity.uid, agentCandidate: await role.mayBePromptAgent(identity)) {
         case .success(let id):
             connectionID = id
         case .failure(let refusal):
-            await refuse(accepted.channel, identity: identity, refusal)
+            await refuse(channel, identity: identity, refusal)
             return
         }
         var logger = self.logger
         logger[metadataKey: "client"] = "uid=\(identity.uid) pid=\(identity.pid) conn=\(connectionID)"
-        let channel = accepted.channel
-        let handler = accepted.handler
-        let session = ClientSession(
-            id: connectionID, identity: identity, maxSubscriptions: settings.maxSubscriptionsPerClient,
-            updateOutlet: accepted.updateOutlet,
-            post: { message in channel.eventLoop.execute { handler.value.post(message) } })
+        let session = role.session(
+            id: connectionID, identity: identity, handler: accepted.handler, outlet: accepted.updateOutlet,
+            channel: channel)
         logger.debug("connected")
-        channel.eventLoop.execute { handler.value.attach(session) }
+        await role.start(session, handler: accepted.handler, channel: channel, logger: logger)
         await withTaskCancellationHandler {
             try? await channel.closeFuture.get()
         } onCancel: {
             channel.close(promise: nil)
         }
+        session.close()
         await dispatcher.policy.connectionClosed(connectionID)
         await registry.release(uid: identity.uid)
         logger.debug("disconnected")
     }
 
-    /// Tells an extra client why it is not served (`tooManyClients`), then closes.
+    /// Tells a client past `max_clients` or its uid's share why it is not
+    /// served (as its role says), then closes.
     func refuse(_ channel: any Channel, identity: ClientIdentity, _ refusal: ClientRegistry.Refusal) async {
+        let registry = dispatcher.registry
         logger.notice(
-            "refused a client: \(refusal)",
+            "refused a \(role.noun): \(refusal)",
             metadata: [
-                "uid": "\(identity.uid)", "pid": "\(identity.pid)", "max_clients": "\(settings.maxClients)",
-                "max_clients_per_uid": "\(settings.maxClientsPerUid)",
+                "uid": "\(identity.uid)", "pid": "\(identity.pid)", "max_clients": "\(registry.capacity)",
+                "max_clients_per_uid": "\(registry.perUid)",
             ])
-        let error = RPCError(
-            code: RPCError(.tooManyClients).code, message: "\(LocationError.tooManyClients): \(refusal)",
-            reason: LocationError.tooManyClients.reason)
-        let line = ByteBuffer(string: RPCCodec.line(RPCCodec.response(id: .null, error: error)))
-        try? await channel.writeAndFlush(line)
+        if let line = role.refusalLine(refusal) { try? await channel.writeAndFlush(line) }
         try? await channel.close()
     }
 }

@@ -7,9 +7,10 @@ import Testing
 
 @testable import PetSpotDaemon
 
-/// An NMEA consumer's outlet: sentences for each fix; while the consumer
-/// does not read, only the newest fix waits; what it sends is dropped.
-@Suite struct NMEAWriterTests {
+/// An NMEA consumer's connection: sentences for each fix; while the consumer
+/// does not read, only the newest fix waits (in the connection's
+/// `OutboundQueue`); what it sends is dropped; a half-close ends it.
+@Suite struct NMEAConsumerHandlerTests {
     static func update(_ latitude: Double) -> RenderedUpdate {
         RenderedUpdate(
             UpdateNotification(
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test func aConsumerThatDoesNotReadHoldsOnlyTheNewestFix() throws {
-        let writer = NMEAWriter()
+        let writer = NMEAConsumerHandler()
         let channel = EmbeddedChannel(handler: writer)
         writer.write(Self.update(1))
         let first = try Self.written(channel)
@@ -51,5 +52,16 @@ import Testing
         channel.pipeline.fireChannelWritabilityChanged()
         #expect(try Self.written(channel).isEmpty)
         _ = try channel.finish()
+    }
+
+    /// A consumer that stops sending has left: its connection closes (and
+    /// with it its slot), where a protocol client's half-close is answered first.
+    @Test func aHalfCloseEndsTheConnection() throws {
+        let channel = EmbeddedChannel(handler: NMEAConsumerHandler())
+        try channel.connect(to: SocketAddress(unixDomainSocketPath: "/nmea")).wait()
+        #expect(channel.isActive)
+        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(!channel.isActive)
+        _ = try? channel.finish()
     }
 }
