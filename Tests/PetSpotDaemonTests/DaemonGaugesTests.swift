@@ -39,7 +39,7 @@ import Testing
         hub.receive(.fix(Self.fix(52)))
         hub.receive(.fix(Self.fix(91)))  // invalid: rejected
         hub.receive(.fix(Self.fix(52.1)))
-        _ = await registry.admit(uid: 1000)
+        _ = registry.admit(uid: 1000)
         await gauges.refresh()
         #expect(try gauge("petspot_source_connected") == 1)
         #expect(try gauge("petspot_source_has_fix") == 1)

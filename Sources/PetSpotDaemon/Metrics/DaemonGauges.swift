@@ -71,7 +71,7 @@ public final class DaemonGauges: Sendable {
         if newFixes > 0 { fixes.increment(by: Int64(newFixes)) }
         if newRejected > 0 { rejected.increment(by: Int64(newRejected)) }
         if newReconnects > 0 { reconnects.increment(by: Int64(newReconnects)) }
-        clients.record(await registry.clients)
+        clients.record(registry.clients)
         watchers.record(registry.watchers)
         heldBytes.record(OutboundQueue.heldUpdateBytes.load(ordering: .relaxed))
     }

@@ -3,20 +3,30 @@ import Synchronization
 /// Counts connected clients and their watches, enforcing `max_clients`, each
 /// uid's share of it (`max_clients_per_uid`) and the slots kept for prompt
 /// agents, so one local user can never lock out the others or the kiosk's UI.
-public actor ClientRegistry {
+///
+/// A class over one `Mutex`, not an actor: admitting and releasing are a few
+/// counters changed together, and nothing waits (docs/ARCHITECTURE.md,
+/// "Concurrency", rule 2).
+public final class ClientRegistry: Sendable {
     /// Most simultaneous clients.
-    public nonisolated let capacity: Int
+    public let capacity: Int
     /// Most simultaneous clients of one uid (prompt agents excepted).
-    public nonisolated let perUid: Int
+    public let perUid: Int
     /// Slots of ``capacity`` only prompt agents may take.
-    public nonisolated let reserved: Int
-    public private(set) var clients = 0
-    private var byUid: [UInt32: Int] = [:]
-    /// Watches open now (counted without the actor: a watch can end in a
+    public let reserved: Int
+    /// Clients connected now.
+    public var clients: Int { counts.withLock { $0.clients } }
+    /// Watches open now (an atomic of its own: a watch can end in a
     /// synchronous handler, see ``ClientSession/activate(_:start:onEnd:)``).
-    public nonisolated var watchers: Int { watchCount.load(ordering: .relaxed) }
-    private nonisolated let watchCount = Atomic<Int>(0)
-    private var nextConnection: UInt64 = 0
+    public var watchers: Int { watchCount.load(ordering: .relaxed) }
+    private let watchCount = Atomic<Int>(0)
+    private let counts = Mutex(Counts())
+
+    private struct Counts {
+        var clients = 0
+        var byUid: [UInt32: Int] = [:]
+        var nextConnection: UInt64 = 0
+    }
 
     /// Why a client was not admitted.
     public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
@@ -49,31 +59,36 @@ public actor ClientRegistry {
     /// reserved slots; anyone else is refused when its uid holds its share,
     /// or when only reserved slots are left.
     public func admit(uid: UInt32, agentCandidate: Bool = false) -> Result<ConnectionID, Refusal> {
-        if agentCandidate {
-            guard clients < capacity else { return .failure(.full) }
-        } else {
-            guard clients < capacity - reserved else { return .failure(.full) }
-            guard byUid[uid, default: 0] < perUid else { return .failure(.uidShare(perUid)) }
+        let (capacity, reserved, perUid) = (self.capacity, self.reserved, self.perUid)
+        return counts.withLock { counts in
+            if agentCandidate {
+                guard counts.clients < capacity else { return .failure(.full) }
+            } else {
+                guard counts.clients < capacity - reserved else { return .failure(.full) }
+                guard counts.byUid[uid, default: 0] < perUid else { return .failure(.uidShare(perUid)) }
+            }
+            counts.clients += 1
+            counts.byUid[uid, default: 0] += 1
+            counts.nextConnection += 1
+            return .success(ConnectionID(counts.nextConnection))
         }
-        clients += 1
-        byUid[uid, default: 0] += 1
-        nextConnection += 1
-        return .success(ConnectionID(nextConnection))
     }
 
     /// A client of `uid` left.
     public func release(uid: UInt32) {
-        clients -= 1
-        let left = byUid[uid, default: 1] - 1
-        byUid[uid] = left > 0 ? left : nil
+        counts.withLock { counts in
+            counts.clients -= 1
+            let left = counts.byUid[uid, default: 1] - 1
+            counts.byUid[uid] = left > 0 ? left : nil
+        }
     }
 
     /// Connections `uid` holds now.
-    public func connections(of uid: UInt32) -> Int { byUid[uid, default: 0] }
+    public func connections(of uid: UInt32) -> Int { counts.withLock { $0.byUid[uid, default: 0] } }
 
     /// A watch started.
-    public nonisolated func watchStarted() { watchCount.add(1, ordering: .relaxed) }
+    public func watchStarted() { watchCount.add(1, ordering: .relaxed) }
 
     /// A watch ended.
-    public nonisolated func watchEnded() { watchCount.subtract(1, ordering: .relaxed) }
+    public func watchEnded() { watchCount.subtract(1, ordering: .relaxed) }
 }

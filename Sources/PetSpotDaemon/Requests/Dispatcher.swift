@@ -372,7 +372,7 @@ public struct Dispatcher: Sendable {
             "version": .string(DaemonVersion.current),
             "uptime": .number((uptime * 1000).rounded() / 1000),
             "source": WireCoding.encode(sourceStatus),
-            "clients": .number(Double(await registry.clients)),
+            "clients": .number(Double(registry.clients)),
             "watchers": .number(Double(registry.watchers)),
             "counters": metrics.snapshot,
             "memory": Self.memoryStatus,

@@ -204,7 +204,7 @@ final class SocketServer<Role: ConnectionRole>: Service {
         // Admitted by uid, after identification: whoever may be the prompt
         // agent may use the slots kept for it, and is not held to a uid's share.
         let connectionID: ConnectionID
-        switch await registry.admit(uid: identity.uid, agentCandidate: await role.mayBePromptAgent(identity)) {
+        switch registry.admit(uid: identity.uid, agentCandidate: await role.mayBePromptAgent(identity)) {
         case .success(let id):
             connectionID = id
         case .failure(let refusal):
@@ -225,7 +225,7 @@ final class SocketServer<Role: ConnectionRole>: Service {
         }
         session.close()
         await dispatcher.policy.connectionClosed(connectionID)
-        await registry.release(uid: identity.uid)
+        registry.release(uid: identity.uid)
         logger.debug("disconnected")
     }
 
