@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PetSpotPhotoCleaning
 import PetSpotLocation
 
 /// The found-pet flow as a line-by-line terminal conversation (the kiosk's

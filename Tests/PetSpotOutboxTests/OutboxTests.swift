@@ -1,3 +1,4 @@
+import PetSpotPhotoCleaning
 import CSQLite
 import DeliveryTestSupport
 import Foundation

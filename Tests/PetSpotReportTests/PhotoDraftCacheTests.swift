@@ -1,3 +1,4 @@
+import PetSpotPhotoCleaning
 import Glibc
 import Foundation
 import PetSpotReport

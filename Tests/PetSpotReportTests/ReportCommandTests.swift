@@ -1,3 +1,4 @@
+import PetSpotPhotoCleaning
 import Foundation
 import PetSpotReport
 import Testing
