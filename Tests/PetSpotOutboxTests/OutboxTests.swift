@@ -1,8 +1,8 @@
-import PetSpotPhotoCleaning
 import CSQLite
 import DeliveryTestSupport
 import Foundation
 import PetSpotOutbox
+import PetSpotPhotoCleaning
 import PetSpotReport
 import Testing
 import TestSupport

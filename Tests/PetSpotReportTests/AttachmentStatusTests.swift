@@ -1,5 +1,5 @@
-import PetSpotPhotoCleaning
 import Foundation
+import PetSpotPhotoCleaning
 import PetSpotReport
 import Testing
 

@@ -1,6 +1,6 @@
-import PetSpotPhotoCleaning
 import Glibc
 import Foundation
+import PetSpotPhotoCleaning
 import PetSpotReport
 import PhotoTestSupport
 import Testing
