@@ -187,8 +187,8 @@ let package = Package(
         .target(
             name: "PetSpotKiosk",
             dependencies: [
-                "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox", "PetSpotPOSIX",
-                logging, .product(name: "Hummingbird", package: "hummingbird"),
+                "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox",
+                "PetSpotPOSIX", logging, .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -338,8 +338,8 @@ let package = Package(
         .testTarget(
             name: "PetSpotReportTests",
             dependencies: [
-                "PetSpotReport", "PetSpotLocation", "PetSpotLocationMock", "PetSpotSimulatedSource", "PetSpotFixHub",
-                "petspot-report", "PhotoTestSupport",
+                "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotLocation", "PetSpotLocationMock",
+                "PetSpotSimulatedSource", "PetSpotFixHub", "petspot-report", "PhotoTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -392,7 +392,7 @@ let package = Package(
         .testTarget(
             name: "PetSpotOutboxTests",
             dependencies: [
-                "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", "CSQLite",
+                "PetSpotOutbox", "PetSpotReport", "PetSpotPhotoCleaning", "DeliveryTestSupport", "TestSupport", "CSQLite",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -449,7 +449,7 @@ let package = Package(
         // The stand-in backend (Tests/Fixtures/receiver.py), report fixtures, a fast clock.
         .target(
             name: "DeliveryTestSupport",
-            dependencies: ["TestSupport", "PetSpotReport", "PetSpotDelivery"],
+            dependencies: ["TestSupport", "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotDelivery"],
             path: "Tests/DeliveryTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -52,7 +52,7 @@ public enum KioskApplication {
     ) async throws -> some ApplicationProtocol {
         let pages = try await PageRenderer.load()
         let store = makeStore(settings: settings, dependencies: dependencies, logger: logger)
-        await store.removeLeftoverDrafts()
+        store.removeLeftoverDrafts()
         let peers = StationPeers.resolving(settings.allowedUsers, logger: logger)
         let router = buildRouter(
             settings: settings, dependencies: dependencies, pages: pages, store: store, peers: peers, logger: logger)
@@ -95,7 +95,7 @@ public struct IdleSweeper: Service {
             } catch {
                 return
             }
-            await store.sweep()
+            store.sweep()
         }
     }
 }

@@ -4,7 +4,7 @@ public struct CleanedPhoto: Sendable, Hashable {
     /// The cleaned file's bytes.
     public var bytes: [UInt8]
     /// Their format: a HEIC becomes a JPEG, the others keep theirs.
-    public var format: PhotoCleaner.Format
+    public var format: PhotoFormat
     /// Pixel width; a quarter turn swaps width and height.
     public var width: Int
     /// Pixel height.
@@ -16,7 +16,7 @@ public struct CleanedPhoto: Sendable, Hashable {
     ///   - format: their format.
     ///   - width: pixel width.
     ///   - height: pixel height.
-    public init(bytes: [UInt8], format: PhotoCleaner.Format, width: Int, height: Int) {
+    public init(bytes: [UInt8], format: PhotoFormat, width: Int, height: Int) {
         self.bytes = bytes
         self.format = format
         self.width = width

@@ -37,12 +37,6 @@
 /// the file are never trusted. Damaged input gives
 /// ``PhotoCleaningError/damaged(_:)``, never a trap or a hang.
 public enum PhotoCleaner {
-    /// The formats the cleaner handles, recognised by the caller (the
-    /// report's `PhotoSniffer`, which this module does not depend on).
-    public enum Format: String, Sendable, Hashable, CaseIterable {
-        case jpeg, png, heic, gif, webp
-    }
-
     /// The default pixel bound: 50 megapixels (a 48-megapixel phone camera
     /// fits). Decoding that as RGB takes 150 MB.
     public static let defaultMaximumPixels = 50_000_000
@@ -59,7 +53,7 @@ public enum PhotoCleaner {
     /// - Returns: the cleaned bytes, their format and pixel size.
     /// - Throws: ``PhotoCleaningError``.
     public static func clean(
-        _ bytes: [UInt8], format: Format, width: Int, height: Int, maximumPixels: Int = defaultMaximumPixels
+        _ bytes: [UInt8], format: PhotoFormat, width: Int, height: Int, maximumPixels: Int = defaultMaximumPixels
     ) throws(PhotoCleaningError) -> CleanedPhoto {
         try checkPixels(width: width, height: height, limit: maximumPixels)
         switch format {

@@ -9,7 +9,7 @@ public enum PhotoCleaningError: Error, Sendable, Hashable, CustomStringConvertib
     /// turning its pixels would need a decoder and encoder for that format,
     /// which the cleaner does not carry, and dropping the mark would show it
     /// sideways.
-    case orientationNotApplicable(PhotoCleaner.Format)
+    case orientationNotApplicable(PhotoFormat)
 
     /// What went wrong, for logs and tests.
     public var description: String {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PetSpotLocation
+import PetSpotPhotoCleaning
 
 /// The found-pet flow as a line-by-line terminal conversation (the kiosk's
 /// `petspot-report found`).

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PetSpotPhotoCleaning
 
 /// A finished found-pet report, as written to the outbox.
 ///

@@ -138,7 +138,7 @@ public struct PhotoDraftCache: Sendable {
         let cleaned: CleanedPhoto
         do {
             cleaned = try PhotoCleaner.clean(
-                [UInt8](data), format: info.format.cleanerFormat, width: info.width, height: info.height,
+                [UInt8](data), format: info.format, width: info.width, height: info.height,
                 maximumPixels: maximumPixels)
         } catch {
             switch error {
@@ -148,7 +148,7 @@ public struct PhotoDraftCache: Sendable {
             }
         }
         guard cleaned.bytes.count <= maximumBytes else { throw .tooLarge(limit: maximumBytes) }
-        let cleanedInfo = PhotoInfo(format: PhotoFormat(cleaned.format), width: cleaned.width, height: cleaned.height)
+        let cleanedInfo = PhotoInfo(format: cleaned.format, width: cleaned.width, height: cleaned.height)
         return (cleaned.bytes, cleanedInfo)
     }
 

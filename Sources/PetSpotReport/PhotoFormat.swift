@@ -1,9 +1,6 @@
 import PetSpotPhotoCleaning
 
-/// The image formats a report photo may have (SPEC §7), recognised by content.
-public enum PhotoFormat: String, Sendable, Hashable, Codable, CaseIterable {
-    case jpeg, png, heic, gif, webp
-
+extension PhotoFormat {
     /// The file extension the cache and the outbox use.
     public var fileExtension: String {
         switch self {
@@ -23,30 +20,6 @@ public enum PhotoFormat: String, Sendable, Hashable, Codable, CaseIterable {
         case .heic: "image/heic"
         case .gif: "image/gif"
         case .webp: "image/webp"
-        }
-    }
-}
-
-extension PhotoFormat {
-    /// The same format in the cleaner's terms.
-    var cleanerFormat: PhotoCleaner.Format {
-        switch self {
-        case .jpeg: .jpeg
-        case .png: .png
-        case .heic: .heic
-        case .gif: .gif
-        case .webp: .webp
-        }
-    }
-
-    /// The format the cleaner returned.
-    init(_ format: PhotoCleaner.Format) {
-        switch format {
-        case .jpeg: self = .jpeg
-        case .png: self = .png
-        case .heic: self = .heic
-        case .gif: self = .gif
-        case .webp: self = .webp
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PetSpotPhotoCleaning
 import PetSpotReport
 
 /// Found-pet reports and photos for outbox and delivery tests.

@@ -46,7 +46,7 @@ struct AdminStatusTests {
             #expect(answer.status == .forbidden)
             #expect(answer.headers[.setCookie] == nil)
         }
-        #expect(await harness.store.count == 0)
+        #expect(harness.store.count == 0)
     }
 
     /// A real report goes through the flow into a real outbox; the status page on a loopback

@@ -33,7 +33,7 @@ struct KioskFlowTests {
             #expect(welcome.headers[.setCookie] == nil)
             #expect(welcome.html.contains("id=\"welcome.startButton.tap\""))
             #expect(!welcome.html.contains("name=\"_csrf\""))  // nothing on it can expire
-            #expect(await harness.store.count == 0)
+            #expect(harness.store.count == 0)
             var ids: [String] = []
             for _ in 0..<2 {
                 let started = try await Browser(client).tapStart(on: welcome)
@@ -45,7 +45,7 @@ struct KioskFlowTests {
                 ids.append(id)
             }
             #expect(ids[0] != ids[1])
-            #expect(await harness.store.count == 2)
+            #expect(harness.store.count == 2)
         }
     }
 
@@ -61,7 +61,7 @@ struct KioskFlowTests {
                 #expect(refused.status == .forbidden, "\(headers)")
                 #expect(refused.headers[.setCookie] == nil)
             }
-            #expect(await harness.store.count == 0)
+            #expect(harness.store.count == 0)
             let ours = try await Browser(client).tapStart(
                 on: welcome, headers: [.init("Sec-Fetch-Site")!: "same-origin"])
             #expect(ours.status == .seeOther && ours.headers[.location] == "/report/photo")
@@ -439,7 +439,7 @@ struct KioskFlowTests {
             let reference = "PS-" + report.id.uuidString.prefix(8).uppercased()
             #expect(thanks.html.contains("id=\"thankYou.reference.label\">\(reference)<"))
             #expect(harness.draftFiles.isEmpty)
-            #expect(await harness.store.count == 1)
+            #expect(harness.store.count == 1)
             // The old visit's cookie shows nothing of it.
             let stale = try await client.execute(
                 uri: "/report/contact", method: .get, headers: [.cookie: "petspot_visit=\(oldCookie)"])

@@ -28,9 +28,9 @@ struct KioskIdleResetTests {
             #expect(prompt.html.contains("Still there?") && prompt.html.contains("cleared in 15 seconds"))
             // Looking at the prompt is not activity.
             harness.clock.advance(.seconds(16))
-            #expect(await harness.store.sweep() == 1)
+            #expect(harness.store.sweep() == 1)
             #expect(harness.draftFiles.isEmpty)
-            #expect(await harness.store.count == 0)
+            #expect(harness.store.count == 0)
             // The browser's old pages lead nowhere: a new visit, nothing of the old one.
             let back = try await browser.get("/report/details")
             #expect(back.status == .seeOther && back.headers[.location] == "/")
@@ -50,9 +50,9 @@ struct KioskIdleResetTests {
             // The idle reset passes, several times over, and the sweeper runs each time.
             for _ in 0..<4 {
                 harness.clock.advance(.seconds(31))
-                await harness.store.sweep()
+                harness.store.sweep()
             }
-            #expect(await harness.store.count == 0)
+            #expect(harness.store.count == 0)
             let tapped = try await browser.tapStart(on: welcome)
             #expect(tapped.status == .seeOther && tapped.headers[.location] == "/report/photo")
             #expect(!tapped.html.contains("This page has expired"))
@@ -76,10 +76,10 @@ struct KioskIdleResetTests {
             let kept = try await browser.post("/still-there")
             #expect(kept.headers[.location] == "/report/details")
             harness.clock.advance(.seconds(50))
-            #expect(await harness.store.sweep() == 0)
+            #expect(harness.store.sweep() == 0)
             #expect(harness.draftFiles.count == 1)
             harness.clock.advance(.seconds(11))
-            #expect(await harness.store.sweep() == 1)
+            #expect(harness.store.sweep() == 1)
             #expect(harness.draftFiles.isEmpty)
         }
     }
@@ -104,18 +104,18 @@ struct KioskIdleResetTests {
             "kiosk-sweep-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = VisitStore(idleReset: .milliseconds(300), draftsBase: directory)
-        let visit = try #require(await store.open(language: .en))
+        let visit = try #require(store.open(language: .en))
         try visit.drafts.store(Images.png)
         #expect(FileManager.default.fileExists(atPath: visit.drafts.directory.path))
         let sweeper = IdleSweeper(store: store, interval: .milliseconds(100))
         let task = Task { try await sweeper.run() }
         defer { task.cancel() }
         var waited = 0
-        while await store.count > 0, waited < 50 {
+        while store.count > 0, waited < 50 {
             try await Task.sleep(for: .milliseconds(100))
             waited += 1
         }
-        #expect(await store.count == 0)
+        #expect(store.count == 0)
         #expect(!FileManager.default.fileExists(atPath: visit.drafts.directory.path))
     }
 
@@ -127,7 +127,7 @@ struct KioskIdleResetTests {
         try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
         try Images.png.write(to: leftover.appendingPathComponent("photo.png"))
         let store = VisitStore(idleReset: .seconds(120), draftsBase: directory)
-        await store.removeLeftoverDrafts()
+        store.removeLeftoverDrafts()
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
     }
 
@@ -141,17 +141,17 @@ struct KioskIdleResetTests {
         let idled = Mutex(0)
         let store = VisitStore(
             idleReset: .seconds(120), draftsBase: directory, whenIdle: { idled.withLock { $0 += 1 } })
-        let first = try #require(await store.open(language: .en))
-        let second = try #require(await store.open(language: .en))
-        await store.end(first.id, reason: "cancel")
+        let first = try #require(store.open(language: .en))
+        let second = try #require(store.open(language: .en))
+        store.end(first.id, reason: "cancel")
         #expect(idled.withLock { $0 } == 0, "a visit is still open")
-        await store.end(second.id, reason: "cancel")
+        store.end(second.id, reason: "cancel")
         #expect(idled.withLock { $0 } == 1)
-        await store.end(second.id, reason: "cancel")
+        store.end(second.id, reason: "cancel")
         #expect(idled.withLock { $0 } == 1, "ending a visit that is not open changes nothing")
         // A submit ends the visit (idle for a moment) before the thank-you visit opens.
-        let third = try #require(await store.open(language: .en))
-        _ = await store.finish(third.id, language: .en, reference: "PS-1")
+        let third = try #require(store.open(language: .en))
+        _ = store.finish(third.id, language: .en, reference: "PS-1")
         #expect(idled.withLock { $0 } == 2)
     }
 
@@ -159,8 +159,8 @@ struct KioskIdleResetTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "kiosk-bound-\(UUID().uuidString)")
         let store = VisitStore(idleReset: .seconds(120), draftsBase: directory, maximumVisits: 3)
-        for _ in 0..<10 { _ = await store.open(language: .en) }
-        #expect(await store.count == 3)
+        for _ in 0..<10 { _ = store.open(language: .en) }
+        #expect(store.count == 3)
     }
 
     /// Opening a visit (a start tap, wherever it comes from) never ends one of a visitor who is mid-report.
@@ -171,30 +171,30 @@ struct KioskIdleResetTests {
         let clock = ManualClock()
         let store = VisitStore(
             idleReset: .seconds(120), draftsBase: directory, maximumVisits: 2, clock: clock.kioskClock)
-        let reporting = try #require(await store.open(language: .en))
+        let reporting = try #require(store.open(language: .en))
         try reporting.drafts.store(Images.png)
-        await store.update(reporting.id) { $0.photoFileName = "rex.png" }
-        #expect(await store.visit(reporting.id)?.hasInput == true)
+        store.update(reporting.id) { $0.photoFileName = "rex.png" }
+        #expect(store.visit(reporting.id)?.hasInput == true)
         clock.advance(.seconds(60))  // the reporter is now the least recently active
-        for _ in 0..<10 { #expect(await store.open(language: .en) != nil) }
-        #expect(await store.visit(reporting.id) != nil)
+        for _ in 0..<10 { #expect(store.open(language: .en) != nil) }
+        #expect(store.visit(reporting.id) != nil)
         #expect(FileManager.default.fileExists(atPath: reporting.drafts.directory.path))
         // Full of visitors with input: nothing more is opened, nobody is ended.
-        let other = try #require(await store.open(language: .en))
-        await store.update(other.id) { $0.photoFileName = "cat.png" }
-        #expect(await store.open(language: .en) == nil)
-        #expect(await store.visit(reporting.id) != nil)
-        #expect(await store.visit(other.id) != nil)
+        let other = try #require(store.open(language: .en))
+        store.update(other.id) { $0.photoFileName = "cat.png" }
+        #expect(store.open(language: .en) == nil)
+        #expect(store.visit(reporting.id) != nil)
+        #expect(store.visit(other.id) != nil)
         // An idle one makes room.
         clock.advance(.seconds(121))
-        #expect(await store.open(language: .en) != nil)
+        #expect(store.open(language: .en) != nil)
     }
 
     @Test func aFullStationSaysBusyAndEndsNobody() async throws {
         let harness = try await KioskHarness()
         try await harness.run { client in
             var reporters: [Browser] = []
-            let maximum = await harness.store.maximumVisits
+            let maximum = harness.store.maximumVisits
             for _ in 0..<maximum {
                 let browser = Browser(client)
                 try await KioskFlowTests.toDetails(browser)
@@ -204,7 +204,7 @@ struct KioskIdleResetTests {
             let busy = try await Browser(client).tapStart(on: welcome)
             #expect(busy.status == .serviceUnavailable && busy.headers[.setCookie] == nil)
             #expect(busy.html.contains("The station is busy right now."))
-            #expect(await harness.store.count == maximum)
+            #expect(harness.store.count == maximum)
             for reporter in reporters {
                 #expect(try await reporter.get("/report/details").status == .ok)
             }
@@ -217,11 +217,11 @@ struct KioskIdleResetTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let metrics = TestMetrics()
         let store = VisitStore(idleReset: .seconds(120), draftsBase: directory, metrics: metrics)
-        let first = try #require(await store.open(language: .en))
-        await store.end(first.id, reason: "cancelled")  // nothing submitted
-        let second = try #require(await store.open(language: .en))
+        let first = try #require(store.open(language: .en))
+        store.end(first.id, reason: "cancelled")  // nothing submitted
+        let second = try #require(store.open(language: .en))
         // Submitted: the thank-you page's holder is nobody's visit.
-        #expect(await store.finish(second.id, language: .en, reference: "R-1")?.submittedReference == "R-1")
+        #expect(store.finish(second.id, language: .en, reference: "R-1")?.submittedReference == "R-1")
         #expect(try metrics.expectCounter("petspot_kiosk_visits_total").totalValue == 2)
         #expect(try metrics.expectCounter("petspot_kiosk_reports_submitted_total").totalValue == 1)
     }
@@ -268,7 +268,7 @@ struct KioskLanguageTests {
                 #expect(try await previous.post("/report/cancel").headers[.location] == "/")
             } else {
                 harness.clock.advance(.seconds(31))
-                #expect(await harness.store.sweep() == 1)
+                #expect(harness.store.sweep() == 1)
             }
             // The same browser, as the next person finds it.
             let welcome = try await previous.get("/")

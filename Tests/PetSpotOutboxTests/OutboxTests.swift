@@ -2,6 +2,7 @@ import CSQLite
 import DeliveryTestSupport
 import Foundation
 import PetSpotOutbox
+import PetSpotPhotoCleaning
 import PetSpotReport
 import Testing
 import TestSupport

@@ -8,7 +8,7 @@ import Testing
     typealias S = PhotoSamples
 
     /// Every prefix of `bytes` (and garbage after it) cleans or throws.
-    private func survivesCuts(_ bytes: [UInt8], as format: PhotoCleaner.Format, step: Int = 1) {
+    private func survivesCuts(_ bytes: [UInt8], as format: PhotoFormat, step: Int = 1) {
         for length in stride(from: 1, through: bytes.count, by: step) {
             for tail in [[], [UInt8](repeating: 0xFF, count: 9), Array("garbage".utf8)] as [[UInt8]] {
                 let input = Array(bytes.prefix(length)) + tail
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func nonsenseIsDamaged() {
-        for format in PhotoCleaner.Format.allCases {
+        for format in PhotoFormat.allCases {
             #expect(throws: PhotoCleaningError.self) {
                 try PhotoCleaner.clean(Array("not an image at all".utf8), format: format, width: 4, height: 2)
             }

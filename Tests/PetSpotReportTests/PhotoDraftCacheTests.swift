@@ -1,5 +1,6 @@
 import Glibc
 import Foundation
+import PetSpotPhotoCleaning
 import PetSpotReport
 import PhotoTestSupport
 import Testing

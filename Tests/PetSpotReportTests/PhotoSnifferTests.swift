@@ -1,3 +1,4 @@
+import PetSpotPhotoCleaning
 import PetSpotReport
 import Testing
 

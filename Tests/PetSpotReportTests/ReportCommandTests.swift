@@ -1,4 +1,5 @@
 import Foundation
+import PetSpotPhotoCleaning
 import PetSpotReport
 import Testing
 

@@ -45,7 +45,7 @@ struct AdminRoutes: Sendable {
             }
         }
         let view = StationStatusView(
-            status, openVisits: await store.count, refusals: refusals.snapshot, peers: peers?.refusals)
+            status, openVisits: store.count, refusals: refusals.snapshot, peers: peers?.refusals)
         let html = view.html.text
         return Response(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],

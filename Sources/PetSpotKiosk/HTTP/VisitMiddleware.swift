@@ -29,7 +29,7 @@ public struct VisitMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         var context = context
-        context.visit = await store.visit(request.cookies[Self.cookieName]?.value)
+        context.visit = store.visit(request.cookies[Self.cookieName]?.value)
         return try await next(request, context)
     }
 

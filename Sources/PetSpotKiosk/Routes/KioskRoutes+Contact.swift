@@ -21,7 +21,7 @@ extension KioskRoutes {
     /// visitor on the step with everything entered.
     func submit(_ id: String, language: KioskSettings.Language, _ context: KioskRequestContext) async -> Response {
         let today = dependencies.today()
-        let checked = await store.update(id) { visit -> (FoundPetReport, PhotoDraft)? in
+        let checked = store.update(id) { visit -> (FoundPetReport, PhotoDraft)? in
             // The flow's contact holds a number past the rule cut: the kiosk refuses it (never cuts).
             let errors = Self.errorsInOrder(visit.flow.errors(today: today) + Self.longPhoneErrors(visit))
             guard errors.isEmpty else {
@@ -52,12 +52,12 @@ extension KioskRoutes {
             // Trying again cannot free a disk: the visitor is told to ask staff, and everything stays.
             let t = KioskStrings.of(language)
             let full = (error as? OutboxError)?.isStorageFull == true
-            await store.update(id) { $0.notice = Notice(toast: full ? t.submitStorageFull : t.submitFailed) }
+            store.update(id) { $0.notice = Notice(toast: full ? t.submitStorageFull : t.submitFailed) }
             return redirect("/report/contact")
         }
         let reference = Self.reference(report.id)
         logger.info("report \(report.id.uuidString.lowercased()) queued (reference \(reference))")
-        guard let next = await store.finish(id, language: language, reference: reference) else {
+        guard let next = store.finish(id, language: language, reference: reference) else {
             return redirect("/")
         }
         return withCookie(redirect("/report/thanks"), next)

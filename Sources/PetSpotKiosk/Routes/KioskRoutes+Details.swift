@@ -13,7 +13,7 @@ extension KioskRoutes {
             return await redirectToStep(context)
         }
         let alert = request.uri.queryParameters.get("alert")
-        await store.update(id) { visit in
+        store.update(id) { visit in
             guard case .permissionAlert = visit.gps else { return }
             switch alert {
             case "settings": visit.gpsSettingsShown = true
@@ -29,7 +29,7 @@ extension KioskRoutes {
         await stepPost(context, step: .details, apply: Self.applyDetails) { id, form in
             guard form["action"] == "gps" else {
                 let today = dependencies.today()
-                let moved = await store.update(id) { visit in
+                let moved = store.update(id) { visit in
                     let errors = visit.flow.continue(today: today)
                     if !errors.isEmpty { visit.notice = Notice(toast: "", errors: errors) }
                     return visit
@@ -44,12 +44,12 @@ extension KioskRoutes {
     /// visit as it is and rendered (the page, or JSON for the script) by ``PageBuilder/gps(_:settings:_:)``.
     func useGPS(_ id: String, _ request: Request, _ context: KioskRequestContext) async -> Response {
         let now = dependencies.clock.now()
-        let allowed = await store.update(id) { $0.gpsTaps.start(at: now) }
+        let allowed = store.update(id) { $0.gpsTaps.start(at: now) }
         guard allowed == true else { return await gpsBusy(request, context) }
         let outcome = await GPSFillAction(
             service: dependencies.location, request: LocationRequest(timeout: dependencies.gpsTimeout)
         ).perform()
-        let language = await store.update(id) { visit in
+        let language = store.update(id) { visit in
             visit.gpsTaps.finish()
             visit.flow.details.description.apply(outcome)
             visit.gps = outcome
@@ -72,7 +72,7 @@ extension KioskRoutes {
         if (request.headers[.accept] ?? "").contains("application/json") {
             return GPSAnswer(busy: busy).response()
         }
-        if let id = context.visit?.id { await store.update(id) { $0.notice = Notice(toast: busy) } }
+        if let id = context.visit?.id { store.update(id) { $0.notice = Notice(toast: busy) } }
         return redirect("/report/details#location")
     }
 

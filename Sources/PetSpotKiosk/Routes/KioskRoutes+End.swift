@@ -15,7 +15,7 @@ extension KioskRoutes {
     /// Ends the visit (deleting its draft at once); the welcome page is the next person's, in the station's language.
     func cancel(_ context: KioskRequestContext) async -> Response {
         guard let visit = context.visit else { return redirect("/") }
-        await store.end(visit.id, reason: "cancelled")
+        store.end(visit.id, reason: "cancelled")
         var response = redirect("/")
         response.setCookie(VisitMiddleware.clearingCookie)
         return response
@@ -24,12 +24,12 @@ extension KioskRoutes {
     // MARK: Idle reset
 
     func activity(_ context: KioskRequestContext) async -> Response {
-        guard let id = context.visit?.id, await store.touch(id) else { return Response(status: .gone) }
+        guard let id = context.visit?.id, store.touch(id) else { return Response(status: .gone) }
         return Response(status: .noContent)
     }
 
     func stillTherePage(_ context: KioskRequestContext) async -> Response {
-        guard let visit = context.visit, visit.hasContent, let remaining = await store.remaining(visit.id) else {
+        guard let visit = context.visit, visit.hasContent, let remaining = store.remaining(visit.id) else {
             return redirect("/")
         }
         return pages.response(builder.stillThere(visit, remaining: remaining))
@@ -37,7 +37,7 @@ extension KioskRoutes {
 
     func stillHere(_ context: KioskRequestContext) async -> Response {
         guard let id = context.visit?.id else { return redirect("/") }
-        let visit = await store.update(id) { $0 }
+        let visit = store.update(id) { $0 }
         return redirect(visit.map(Self.path(of:)) ?? "/")
     }
 }

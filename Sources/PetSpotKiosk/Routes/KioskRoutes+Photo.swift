@@ -18,17 +18,17 @@ extension KioskRoutes {
         // The language buttons submit this form: a file picked with them goes up, and the page comes back in
         // the language chosen.
         let switchTo = context.form.flatMap { KioskSettings.Language(rawValue: $0["lang"]) }
-        if let switchTo { await store.update(visit.id) { $0.language = switchTo } }
+        if let switchTo { store.update(visit.id) { $0.language = switchTo } }
         let t = KioskStrings.of(switchTo ?? visit.language)
         guard !context.uploadTooLarge else {
-            await store.update(visit.id) {
+            store.update(visit.id) {
                 $0.notice = Notice(photoProblem: t.photoTooLargeFormat.filling(KioskLimits.photoBytes >> 20))
             }
             return redirect("/report/photo")
         }
         guard let file = context.form?.file, !file.data.isEmpty || !file.fileName.isEmpty else {
             // Nothing picked (the picker closed without a photo): seed 002's helper, not an error.
-            if switchTo == nil { await store.update(visit.id) { $0.notice = Notice(pickerCancelled: true) } }
+            if switchTo == nil { store.update(visit.id) { $0.notice = Notice(pickerCancelled: true) } }
             return redirect("/report/photo")
         }
         // Cleaning (metadata out, orientation into the pixels, HEIC to JPEG) can take a second for a large
@@ -45,7 +45,7 @@ extension KioskRoutes {
             result = .failure(.writeFailed("the photo pool is shutting down: \(error)"))
         }
         let fileName = Self.displayName(file.fileName)
-        let open = await store.update(visit.id) { visit in
+        let open = store.update(visit.id) { visit in
             visit.flow.attachment.handle(.startLoading)
             switch result {
             case .success(let draft):
@@ -68,8 +68,9 @@ extension KioskRoutes {
 
     func removePhoto(_ context: KioskRequestContext) async -> Response {
         guard let visit = context.visit else { return redirect("/") }
-        await store.update(visit.id) { visit in
-            try? visit.drafts.clear()
+        // The file goes first, outside the store's lock; the visit then forgets it.
+        try? visit.drafts.clear()
+        store.update(visit.id) { visit in
             visit.flow.attachment.handle(.remove)
             visit.photoFileName = nil
         }
@@ -79,7 +80,7 @@ extension KioskRoutes {
     func photoContinue(_ context: KioskRequestContext) async -> Response {
         guard let visit = context.visit, visit.flow.step == .photo else { return await redirectToStep(context) }
         let today = dependencies.today()
-        let moved = await store.update(visit.id) { visit in
+        let moved = store.update(visit.id) { visit in
             // Seed 000: a draft counts only while its file exists (`continue` checks, and forgets a vanished one).
             let errors = visit.flow.continue(today: today)
             if visit.flow.attachment.draft == nil { visit.photoFileName = nil }

@@ -15,7 +15,7 @@ extension KioskRoutes {
     func welcome(_ request: Request, _ context: KioskRequestContext) async -> Response {
         if let visit = context.visit {
             if visit.hasContent { return redirect(Self.path(of: visit)) }
-            await store.end(visit.id, reason: "finished")
+            store.end(visit.id, reason: "finished")
         }
         let station = defaultLanguage
         let chosen = request.uri.queryParameters.get("lang").flatMap(KioskSettings.Language.init(rawValue:))
@@ -32,10 +32,10 @@ extension KioskRoutes {
     /// in progress is never replaced: with its cookie, this goes back to its step.
     func start(_ request: Request, _ context: KioskRequestContext) async -> Response {
         if let visit = context.visit, visit.hasContent { return redirect(Self.path(of: visit)) }
-        if let leftover = context.visit { await store.end(leftover.id, reason: "finished") }
+        if let leftover = context.visit { store.end(leftover.id, reason: "finished") }
         let language =
             context.form.flatMap { KioskSettings.Language(rawValue: $0["lang"]) } ?? defaultLanguage
-        guard let opened = await store.open(language: language) else {
+        guard let opened = store.open(language: language) else {
             let t = KioskStrings.of(language)
             var page = builder.welcome(language: language, station: defaultLanguage)
             page.toast = t.stationBusy
@@ -43,7 +43,7 @@ extension KioskRoutes {
         }
         let today = dependencies.today()
         let largeText = context.form?["display"] == "large"
-        let visit = await store.update(opened.id) { visit in
+        let visit = store.update(opened.id) { visit in
             visit.largeText = largeText
             visit.dateText = today.description
             visit.flow.details.description.date = today
@@ -55,7 +55,7 @@ extension KioskRoutes {
     func language(_ context: KioskRequestContext) async -> Response {
         guard let id = context.visit?.id, let form = context.form else { return redirect("/") }
         if let language = KioskSettings.Language(rawValue: form["lang"]) {
-            await store.update(id) { $0.language = language }
+            store.update(id) { $0.language = language }
         }
         let back = form["return"]
         return redirect(Self.knownPaths.contains(back) ? back : "/")
@@ -68,7 +68,7 @@ extension KioskRoutes {
     func display(_ request: Request, _ context: KioskRequestContext) async -> Response {
         guard let id = context.visit?.id, let form = context.form else { return redirect("/") }
         let large = form["display"] == "large"
-        await store.update(id) { $0.largeText = large }
+        store.update(id) { $0.largeText = large }
         if request.headers[.accept]?.contains("application/json") == true {
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],

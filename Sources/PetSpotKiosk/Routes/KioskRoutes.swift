@@ -90,7 +90,7 @@ struct KioskRoutes: Sendable {
         }
         let language = KioskSettings.Language(rawValue: form["lang"])
         let back = language == nil && form["action"] == "back"
-        let visit = await store.update(id) { visit in
+        let visit = store.update(id) { visit in
             apply(form, &visit)
             if let language { visit.language = language }
             if back { visit.flow.back() }
@@ -127,18 +127,18 @@ struct KioskRoutes: Sendable {
     /// `nil` when the visit is not on `step`.
     func takeNotice(_ context: KioskRequestContext, step: FoundPetStep) async -> (Visit, Duration?)? {
         guard let id = context.visit?.id else { return nil }
-        let visit = await store.update(id) { visit -> Visit? in
+        let visit = store.update(id) { visit -> Visit? in
             guard visit.flow.step == step else { return nil }
             let shown = visit
             visit.notice = nil
             return shown
         }
         guard let found = visit, let shown = found else { return nil }
-        return (shown, await store.remaining(id))
+        return (shown, store.remaining(id))
     }
 
     func redirectToStep(_ context: KioskRequestContext) async -> Response {
-        guard let id = context.visit?.id, let visit = await store.visit(id) else { return redirect("/") }
+        guard let id = context.visit?.id, let visit = store.visit(id) else { return redirect("/") }
         return redirect(Self.path(of: visit))
     }
 

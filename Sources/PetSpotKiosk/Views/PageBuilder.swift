@@ -2,6 +2,7 @@ import FoundationEssentials
 import PetSpotPOSIX
 import PetSpotKioskConfiguration
 import PetSpotLocation
+import PetSpotPhotoCleaning
 import PetSpotReport
 
 /// Builds each page's ``PageView`` from a visit.

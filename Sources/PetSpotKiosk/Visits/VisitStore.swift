@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import PetSpotKioskConfiguration
 import PetSpotReport
+import Synchronization
 
 /// Every open visit, in memory, with the idle reset (SPEC §7 "The kiosk station").
 ///
@@ -13,7 +14,12 @@ import PetSpotReport
 /// at most ``maximumVisits``; opening one more ends the least recently
 /// active visit that holds no input, and never one of a visitor who is
 /// mid-report (``Visit/hasInput``).
-public actor VisitStore {
+///
+/// A class over one `Mutex`: nothing waits in it. Under the lock only the
+/// table of visits changes (what ends is decided there); deleting the
+/// ended visits' draft directories, logging and the idle callback happen
+/// after the lock is released (``Endings``).
+public final class VisitStore: Sendable {
     /// Seconds of inactivity after which a visit is wiped.
     public let idleReset: Duration
     /// The most visits held at once (one kiosk browser needs one or two).
@@ -24,7 +30,7 @@ public actor VisitStore {
     private let logger: Logger
     /// Called when the last open visit ends: the station is idle.
     private let whenIdle: @Sendable () -> Void
-    private var visits: [String: Visit] = [:]
+    private let visits = Mutex<[String: Visit]>([:])
     /// `petspot_kiosk_visits_total`: visits opened (one per person at the station).
     private let opened: Counter
     /// `petspot_kiosk_reports_submitted_total`: visits that ended with a report in the outbox.
@@ -52,7 +58,7 @@ public actor VisitStore {
     }
 
     /// The directory all drafts live under.
-    public nonisolated var draftsRoot: URL {
+    public var draftsRoot: URL {
         draftsBase.appendingPathComponent("PetSpot/ReportFoundPet", isDirectory: true)
     }
 
@@ -61,7 +67,8 @@ public actor VisitStore {
     public func removeLeftoverDrafts() {
         let root = draftsRoot
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
-        for name in names where !visits.values.contains(where: { $0.drafts.directory.lastPathComponent == name }) {
+        let held = visits.withLock { Set($0.values.map(\.drafts.directory.lastPathComponent)) }
+        for name in names where !held.contains(name) {
             try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
         }
         if !names.isEmpty { logger.info("removed \(names.count) photo draft(s) left by an earlier run") }
@@ -69,11 +76,11 @@ public actor VisitStore {
 
     /// The visit with cookie value `id` if it is still open, after wiping it when it idled out.
     public func visit(_ id: String?) -> Visit? {
-        guard let id, let visit = visits[id] else { return nil }
-        if isExpired(visit) {
-            end(id, reason: "idle")
-            return nil
-        }
+        guard let id else { return nil }
+        let now = clock.now()
+        var endings = Endings()
+        let visit = visits.withLock { visits in held(id, at: now, in: &visits, endings: &endings) }
+        settle(endings)
         return visit
     }
 
@@ -85,42 +92,33 @@ public actor VisitStore {
     /// is opened.
     /// - Returns: the visit, or `nil` when the store is full of visits with input.
     public func open(language: KioskSettings.Language) -> Visit? {
-        guard let visit = make(language: language) else { return nil }
+        let fresh = newVisit(language: language)
+        var endings = Endings()
+        let visit = visits.withLock { visits in make(fresh, in: &visits, endings: &endings) }
+        settle(endings)
+        guard let visit else { return nil }
         opened.increment()
         return visit
     }
 
-    private func make(language: KioskSettings.Language) -> Visit? {
-        if visits.count >= maximumVisits { sweep() }
-        while visits.count >= maximumVisits {
-            guard
-                let oldest = visits.values.filter({ !$0.hasInput }).min(by: { $0.lastActivity < $1.lastActivity })
-            else {
-                logger.warning("a visit was not opened: \(visits.count) visits are mid-report")
-                return nil
-            }
-            end(oldest.id, reason: "too many visits")
-        }
-        let draftID = UUID()
-        let drafts = PhotoDraftCache(
-            draftID: draftID, environment: ["XDG_CACHE_HOME": draftsBase.path], maximumBytes: KioskLimits.photoBytes)
-        let visit = Visit(
-            id: Token.make(), csrfToken: Token.make(), language: language, drafts: drafts, now: clock.now())
-        visits[visit.id] = visit
-        return visit
-    }
-
     /// Changes the visit `id` with `body` (when it is still open) and returns the result.
+    ///
+    /// `body` runs under the store's lock: it changes the visit in memory and does no I/O.
     /// - Parameter touch: whether this counts as activity (restarts the idle time).
     @discardableResult
-    public func update<Result: Sendable>(
-        _ id: String, touch: Bool = true, _ body: (inout Visit) throws -> Result
-    ) rethrows -> Result? {
-        guard var visit = visit(id) else { return nil }
-        if touch { visit.lastActivity = clock.now() }
-        let result = try body(&visit)
-        visits[id] = visit
-        return result
+    public func update<Result: Sendable, Failure: Error>(
+        _ id: String, touch: Bool = true, _ body: (inout Visit) throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        let now = clock.now()
+        var endings = Endings()
+        defer { settle(endings) }
+        return try visits.withLock { (visits) throws(Failure) -> Result? in
+            guard var visit = held(id, at: now, in: &visits, endings: &endings) else { return nil }
+            if touch { visit.lastActivity = now }
+            let result = try body(&visit)
+            visits[id] = visit
+            return result
+        }
     }
 
     /// Restarts the idle time of visit `id`. - Returns: whether it is open.
@@ -129,34 +127,122 @@ public actor VisitStore {
 
     /// Ends visit `id`: forgets it and deletes its photo draft.
     public func end(_ id: String, reason: String) {
-        guard let visit = visits.removeValue(forKey: id) else { return }
-        do {
-            try visit.drafts.clear()
-        } catch {
-            logger.error("cannot delete a photo draft: \(error)")
-        }
-        logger.info("visit ended (\(reason))")
-        if visits.isEmpty { whenIdle() }
+        var endings = Endings()
+        visits.withLock { endings.end(id, reason: reason, in: &$0) }
+        settle(endings)
     }
 
     /// Ends every visit that has idled out. - Returns: how many ended.
     @discardableResult
     public func sweep() -> Int {
-        let expired = visits.values.filter(isExpired).map(\.id)
-        for id in expired { end(id, reason: "idle") }
-        return expired.count
+        let now = clock.now()
+        var endings = Endings()
+        visits.withLock { sweep(at: now, in: &$0, endings: &endings) }
+        settle(endings)
+        return endings.ended.count
     }
 
     /// How long visit `id` has left before the idle reset, or `nil` when it is not open.
     public func remaining(_ id: String) -> Duration? {
-        guard let visit = visits[id] else { return nil }
-        return max(.zero, visit.lastActivity + idleReset - clock.now())
+        guard let lastActivity = visits.withLock({ $0[id]?.lastActivity }) else { return nil }
+        return max(.zero, lastActivity + idleReset - clock.now())
     }
 
     /// The number of open visits.
-    public var count: Int { visits.count }
+    public var count: Int { visits.withLock { $0.count } }
 
-    private func isExpired(_ visit: Visit) -> Bool { clock.now() - visit.lastActivity >= idleReset }
+    /// Ends visit `id` (deleting its draft) after a submit, and opens one
+    /// that holds only `reference` for the thank-you page, in the visitor's
+    /// `language`. It holds no input: the welcome page ends it, and the next
+    /// person's visit starts at their own tap.
+    public func finish(_ id: String, language: KioskSettings.Language, reference: String) -> Visit? {
+        var fresh = newVisit(language: language)
+        fresh.submittedReference = reference
+        var endings = Endings()
+        let visit = visits.withLock { visits in
+            endings.end(id, reason: "submitted", in: &visits)
+            return make(fresh, in: &visits, endings: &endings)
+        }
+        settle(endings)
+        submitted.increment()
+        return visit
+    }
+
+    // MARK: Under the lock
+
+    /// What ending visits under the lock leaves to do after it: their drafts to delete, the idle callback.
+    private struct Endings {
+        /// The visits ended, with why.
+        var ended: [(visit: Visit, reason: String)] = []
+        /// Whether an end left the store empty (the station went idle, if only for a moment).
+        var idle = false
+        /// The visits held when one was not opened because every one of them has input.
+        var full: Int?
+
+        /// Forgets visit `id` (nothing when it is not open).
+        mutating func end(_ id: String, reason: String, in visits: inout [String: Visit]) {
+            guard let visit = visits.removeValue(forKey: id) else { return }
+            ended.append((visit, reason))
+            if visits.isEmpty { idle = true }
+        }
+    }
+
+    /// Visit `id` when open and not idled out; an idled-out one is ended.
+    private func held(
+        _ id: String, at now: ContinuousClock.Instant, in visits: inout [String: Visit], endings: inout Endings
+    ) -> Visit? {
+        guard let visit = visits[id] else { return nil }
+        guard now - visit.lastActivity < idleReset else {
+            endings.end(id, reason: "idle", in: &visits)
+            return nil
+        }
+        return visit
+    }
+
+    private func sweep(at now: ContinuousClock.Instant, in visits: inout [String: Visit], endings: inout Endings) {
+        let expired = visits.values.filter { now - $0.lastActivity >= idleReset }.map(\.id)
+        for id in expired { endings.end(id, reason: "idle", in: &visits) }
+    }
+
+    /// Holds `fresh` after making room (idle visits first, then the least recently active one without
+    /// input). - Returns: `fresh`, or `nil` when every held visit has input.
+    private func make(_ fresh: Visit, in visits: inout [String: Visit], endings: inout Endings) -> Visit? {
+        if visits.count >= maximumVisits { sweep(at: clock.now(), in: &visits, endings: &endings) }
+        while visits.count >= maximumVisits {
+            guard
+                let oldest = visits.values.filter({ !$0.hasInput }).min(by: { $0.lastActivity < $1.lastActivity })
+            else {
+                endings.full = visits.count
+                return nil
+            }
+            endings.end(oldest.id, reason: "too many visits", in: &visits)
+        }
+        visits[fresh.id] = fresh
+        return fresh
+    }
+
+    // MARK: After the lock
+
+    /// A visit not yet held (its tokens and draft place made outside the lock; nothing is written).
+    private func newVisit(language: KioskSettings.Language) -> Visit {
+        let drafts = PhotoDraftCache(
+            draftID: UUID(), environment: ["XDG_CACHE_HOME": draftsBase.path], maximumBytes: KioskLimits.photoBytes)
+        return Visit(id: Token.make(), csrfToken: Token.make(), language: language, drafts: drafts, now: clock.now())
+    }
+
+    /// Deletes the drafts of the visits that ended, logs, and says when the station went idle.
+    private func settle(_ endings: Endings) {
+        if let full = endings.full { logger.warning("a visit was not opened: \(full) visits are mid-report") }
+        for (visit, reason) in endings.ended {
+            do {
+                try visit.drafts.clear()
+            } catch {
+                logger.error("cannot delete a photo draft: \(error)")
+            }
+            logger.info("visit ended (\(reason))")
+        }
+        if endings.idle { whenIdle() }
+    }
 }
 
 /// Bounds on what a visitor can send.
@@ -211,19 +297,4 @@ public struct KioskClock: Sendable {
 
     /// The real clock.
     public static let continuous = KioskClock { ContinuousClock.now }
-}
-
-extension VisitStore {
-    /// Ends visit `id` (deleting its draft) after a submit, and opens one
-    /// that holds only `reference` for the thank-you page, in the visitor's
-    /// `language`. It holds no input: the welcome page ends it, and the next
-    /// person's visit starts at their own tap.
-    public func finish(_ id: String, language: KioskSettings.Language, reference: String) -> Visit? {
-        end(id, reason: "submitted")
-        submitted.increment()
-        guard var visit = make(language: language) else { return nil }
-        visit.submittedReference = reference
-        visits[visit.id] = visit
-        return visit
-    }
 }
