@@ -44,6 +44,14 @@ import TestSupport
         }.sorted()
     }
 
+    /// Expects no thread of `daemon` to switch over 5 s, after 6 s for any
+    /// libdispatch worker that ran a job to leave (they go after 5 s idle).
+    static func expectNoWakeUp(_ daemon: DaemonProcess) async throws {
+        try await Task.sleep(for: .seconds(6))
+        let woken = try await wakeUps(of: daemon.child.pid, over: 5)
+        #expect(woken.isEmpty, "threads woken while idle: \(woken)")
+    }
+
     /// Requests that each start a task or a timer in the daemon: a one-shot
     /// answer, a watch (the static ticker's sleeps), status, a reload
     /// (SIGHUP: the signal sequence and the reload task).
@@ -70,10 +78,7 @@ import TestSupport
                 """)
         defer { daemon.stop() }
         try Self.exercise(daemon)
-        // A libdispatch worker that ran a job leaves after 5 s idle; let any go first.
-        try await Task.sleep(for: .seconds(6))
-        let woken = try await Self.wakeUps(of: daemon.child.pid, over: 5)
-        #expect(woken.isEmpty, "threads woken while idle: \(woken)")
+        try await Self.expectNoWakeUp(daemon)
     }
 
     @Test("a finished scenario, after a location.get that timed out waiting for a fix: 0 wake-ups in 5 s")
@@ -99,8 +104,6 @@ import TestSupport
         #expect(timedOut.status == 4, "\(timedOut.stdout) \(timedOut.stderr)")
         let answered = try daemon.cli(["get", "--max-age", "0", "--timeout", "30"])
         #expect(answered.status == 0, "\(answered.stderr)")
-        try await Task.sleep(for: .seconds(6))
-        let woken = try await Self.wakeUps(of: daemon.child.pid, over: 5)
-        #expect(woken.isEmpty, "threads woken while idle: \(woken)")
+        try await Self.expectNoWakeUp(daemon)
     }
 }
