@@ -10,13 +10,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = PhotoSniffer.format(of: bytes)
     let info = PhotoSniffer.inspect(bytes)
     // The Swift chunk parsers and the JPEG marker walk, on any bytes.
-    for format in [PhotoCleaner.Format.png, .webp, .gif, .jpeg] {
+    for format in [PhotoFormat.png, .webp, .gif, .jpeg] {
         _ = try? PhotoCleaner.clean(bytes, format: format, width: 1, height: 1, maximumPixels: 1 << 20)
     }
     // What the draft cache does with a recognised photo (HEIC through libheif too), bounded small.
-    if let info, let format = PhotoCleaner.Format(rawValue: info.format.rawValue) {
+    if let info {
         _ = try? PhotoCleaner.clean(
-            bytes, format: format, width: info.width, height: info.height, maximumPixels: 1 << 20)
+            bytes, format: info.format, width: info.width, height: info.height, maximumPixels: 1 << 20)
     }
     return 0
 }
