@@ -147,10 +147,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "PetSpotReport", dependencies: ["PetSpotLocation", "PetSpotPhotoCleaning", "PetSpotPOSIX"],
+            name: "PetSpotReport", dependencies: ["PetSpotLocation", "PetSpotPOSIX"],
             swiftSettings: swiftSettings),
-        // Report photos without metadata, upright, HEIC as JPEG (SPEC §7); the only importer of the two C targets.
-        .target(name: "PetSpotPhotoCleaning", dependencies: ["CTurboJPEG", "CHeif"], swiftSettings: swiftSettings),
+        // Report photos without metadata, upright, HEIC as JPEG (SPEC §7), and the drafts they are cleaned into
+        // (PhotoDraftCache); the only importer of the two C targets, so the report's data types link neither.
+        .target(
+            name: "PetSpotPhotoCleaning", dependencies: ["CTurboJPEG", "CHeif", "PetSpotReport", "PetSpotPOSIX"],
+            swiftSettings: swiftSettings),
         // Debian's SQLite, for the report outbox (PetSpotOutbox's `Database`).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
@@ -206,7 +209,7 @@ let package = Package(
         .target(
             name: "PetSpotKioskApp",
             dependencies: [
-                "PetSpotKiosk", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox", "PetSpotDelivery",
+                "PetSpotKiosk", "PetSpotPhotoCleaning", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox", "PetSpotDelivery",
                 "PetSpotLocationClient", "PetSpotReport", "PetSpotMetricsFile", "PetSpotPOSIX", argumentParser, logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -236,7 +239,7 @@ let package = Package(
         .target(
             name: "PetSpotReportCLI",
             dependencies: [
-                "PetSpotReport", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock",
+                "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotLocationClient", "PetSpotLocation", "PetSpotLocationMock",
                 "PetSpotSimulatedSource", "PetSpotOutbox", "PetSpotDelivery", "PetSpotKioskConfiguration",
                 "PetSpotConfiguration", "PetSpotPOSIX", argumentParser, logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -338,14 +341,14 @@ let package = Package(
         .testTarget(
             name: "PetSpotReportTests",
             dependencies: [
-                "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotLocation", "PetSpotLocationMock",
+                "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotReportCLI", "PetSpotLocation", "PetSpotLocationMock",
                 "PetSpotSimulatedSource", "PetSpotFixHub", "petspot-report", "PhotoTestSupport",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PetSpotPhotoCleaningTests",
-            dependencies: ["PetSpotPhotoCleaning", "PhotoTestSupport"],
+            dependencies: ["PetSpotPhotoCleaning", "PetSpotReport", "PhotoTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -392,7 +395,7 @@ let package = Package(
         .testTarget(
             name: "PetSpotOutboxTests",
             dependencies: [
-                "PetSpotOutbox", "PetSpotReport", "PetSpotPhotoCleaning", "DeliveryTestSupport", "TestSupport", "CSQLite",
+                "PetSpotOutbox", "PetSpotReport", "DeliveryTestSupport", "TestSupport", "CSQLite",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -409,7 +412,7 @@ let package = Package(
         .testTarget(
             name: "PetSpotKioskTests",
             dependencies: [
-                "PetSpotKiosk", "PetSpotReport", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox",
+                "PetSpotKiosk", "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox",
                 "PetSpotDelivery", "DeliveryTestSupport", "PhotoTestSupport", "TestSupport",
                 logging, .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -449,7 +452,7 @@ let package = Package(
         // The stand-in backend (Tests/Fixtures/receiver.py), report fixtures, a fast clock.
         .target(
             name: "DeliveryTestSupport",
-            dependencies: ["TestSupport", "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotDelivery"],
+            dependencies: ["TestSupport", "PetSpotReport", "PetSpotDelivery"],
             path: "Tests/DeliveryTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -10,6 +10,7 @@ import PetSpotKioskConfiguration
 import PetSpotLocationClient
 import PetSpotMetricsFile
 import PetSpotOutbox
+import PetSpotPhotoCleaning
 import PetSpotPOSIX
 import PetSpotReport
 import ServiceLifecycle

@@ -1,3 +1,5 @@
+import PetSpotReport
+
 /// A photo after ``PhotoCleaner/clean(_:format:width:height:maximumPixels:)``:
 /// its bytes and what they are.
 public struct CleanedPhoto: Sendable, Hashable {

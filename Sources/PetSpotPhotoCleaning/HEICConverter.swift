@@ -1,4 +1,5 @@
 import CHeif
+import PetSpotReport
 
 /// HEIC: the primary image decoded by libheif (upright: its `irot` and
 /// `imir` applied), encoded as JPEG by TurboJPEG (see ``PhotoCleaner``).

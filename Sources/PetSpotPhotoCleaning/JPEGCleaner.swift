@@ -1,4 +1,5 @@
 import CTurboJPEG
+import PetSpotReport
 
 /// JPEG: upright by a lossless TurboJPEG transform, every marker but JFIF
 /// APP0 dropped, the ICC profile put back (see ``PhotoCleaner``).

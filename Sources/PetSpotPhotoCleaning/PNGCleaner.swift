@@ -1,3 +1,5 @@
+import PetSpotReport
+
 /// PNG: the chunk stream rewritten with only the chunks that say how to
 /// draw the image (see ``PhotoCleaner``). Kept chunks are copied byte for
 /// byte with their CRCs; a viewer's decoder checks those as it always does.

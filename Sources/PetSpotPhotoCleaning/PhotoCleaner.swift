@@ -1,3 +1,5 @@
+import PetSpotReport
+
 /// Removes what a photo says besides its pixels (SPEC §7, "Photos leave
 /// without metadata").
 ///

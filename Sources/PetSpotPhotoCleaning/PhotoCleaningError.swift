@@ -1,3 +1,5 @@
+import PetSpotReport
+
 /// Why a photo could not be cleaned of its metadata.
 public enum PhotoCleaningError: Error, Sendable, Hashable, CustomStringConvertible {
     /// More pixels than the cleaner decodes or transforms (`width` × `height` above `limit`).

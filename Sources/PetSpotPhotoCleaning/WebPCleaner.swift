@@ -1,3 +1,5 @@
+import PetSpotReport
+
 /// WEBP: the RIFF chunks rewritten without `EXIF`, `XMP ` and unknown
 /// chunks, `VP8X`'s flags and the RIFF size corrected (see ``PhotoCleaner``).
 enum WebPCleaner {

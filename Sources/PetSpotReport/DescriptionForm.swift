@@ -152,7 +152,7 @@ public struct ValidationErrors: Error, Sendable, Hashable, CustomStringConvertib
 
 extension Result {
     /// The error of a failed result, else `nil`.
-    var failure: Failure? {
+    package var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
     }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PetSpotPhotoCleaning
 
 /// A finished found-pet report, as written to the outbox.
 ///

@@ -1,5 +1,3 @@
-import PetSpotPhotoCleaning
-
 /// Recognises a photo's format from its first bytes and reads its pixel
 /// dimensions from the headers, without decoding the image.
 ///

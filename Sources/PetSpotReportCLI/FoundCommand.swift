@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import PetSpotLocation
 import PetSpotLocationMock
+import PetSpotPhotoCleaning
 import PetSpotSimulatedSource
 import PetSpotKioskConfiguration
 import PetSpotOutbox

@@ -1,5 +1,4 @@
 import Foundation
-import PetSpotPhotoCleaning
 import PetSpotReport
 
 /// Found-pet reports and photos for outbox and delivery tests.

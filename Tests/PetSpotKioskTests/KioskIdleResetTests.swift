@@ -4,6 +4,7 @@ import HummingbirdTesting
 import MetricsTestKit
 import PetSpotKiosk
 import PetSpotKioskConfiguration
+import PetSpotPhotoCleaning
 import PetSpotReport
 import Synchronization
 import Testing

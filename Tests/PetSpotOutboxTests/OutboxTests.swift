@@ -2,7 +2,6 @@ import CSQLite
 import DeliveryTestSupport
 import Foundation
 import PetSpotOutbox
-import PetSpotPhotoCleaning
 import PetSpotReport
 import Testing
 import TestSupport

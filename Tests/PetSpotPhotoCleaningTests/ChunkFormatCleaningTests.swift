@@ -1,4 +1,5 @@
 import PetSpotPhotoCleaning
+import PetSpotReport
 import PhotoTestSupport
 import Testing
 

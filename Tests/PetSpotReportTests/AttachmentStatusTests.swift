@@ -1,5 +1,4 @@
 import Foundation
-import PetSpotPhotoCleaning
 import PetSpotReport
 import Testing
 

@@ -1,5 +1,7 @@
 import Foundation
+import PetSpotPhotoCleaning
 import PetSpotReport
+import PetSpotReportCLI
 import Testing
 
 @Suite("Found-pet flow")

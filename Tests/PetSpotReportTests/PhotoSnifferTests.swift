@@ -1,4 +1,3 @@
-import PetSpotPhotoCleaning
 import PetSpotReport
 import Testing
 

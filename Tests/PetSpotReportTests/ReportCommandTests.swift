@@ -1,6 +1,7 @@
 import Foundation
 import PetSpotPhotoCleaning
 import PetSpotReport
+import PetSpotReportCLI
 import Testing
 
 /// Drives `petspot-report found` through standard input, as a kiosk user would.

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOPosix
 import PetSpotKioskConfiguration
+import PetSpotPhotoCleaning
 import PetSpotReport
 
 /// Step 1: the photo (upload, remove, continue, preview).

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PetSpotKioskConfiguration
 import PetSpotLocation
+import PetSpotPhotoCleaning
 import PetSpotReport
 
 /// One person's visit to the kiosk: the found-pet flow they are filling in,

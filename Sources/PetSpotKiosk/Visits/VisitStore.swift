@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import Metrics
 import PetSpotKioskConfiguration
+import PetSpotPhotoCleaning
 import PetSpotReport
 import Synchronization
 

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import PetSpotPOSIX
-import PetSpotPhotoCleaning
+import PetSpotReport
 
 /// The draft photo of one found-pet report, kept in the user's cache
 /// directory until the report is sent or abandoned.

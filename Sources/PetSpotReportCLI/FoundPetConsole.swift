@@ -1,6 +1,8 @@
 import FoundationEssentials
 import PetSpotLocation
+import PetSpotPOSIX
 import PetSpotPhotoCleaning
+import PetSpotReport
 
 /// The found-pet flow as a line-by-line terminal conversation (the kiosk's
 /// `petspot-report found`).
