@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "PetSpotProtocol", targets: ["PetSpotProtocol"]),
         .library(name: "PetSpotPolicy", targets: ["PetSpotPolicy"]),
         .library(name: "PetSpotJSON", targets: ["PetSpotJSON"]),
+        .library(name: "PetSpotSettings", targets: ["PetSpotSettings"]),
         .library(name: "PetSpotConfiguration", targets: ["PetSpotConfiguration"]),
         .library(name: "PetSpotOutbox", targets: ["PetSpotOutbox"]),
         .library(name: "PetSpotDelivery", targets: ["PetSpotDelivery"]),
@@ -93,15 +94,21 @@ let package = Package(
         ),
         .target(
             name: "PetSpotGpsd",
-            dependencies: ["PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotPOSIX", "CLibGPS", logging],
+            dependencies: [
+                "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotPOSIX", "PetSpotSettings", "CLibGPS", logging,
+            ],
             swiftSettings: swiftSettings
         ),
 
         // MARK: Daemon building blocks
+        // The daemon's configuration as values (`[daemon]`, `[source]`, `[nmea]`, `[metrics]`): what the
+        // TOML reader fills and the server, the gpsd reader and the metrics writer read. No TOML here.
+        .target(name: "PetSpotSettings", dependencies: ["PetSpotLocation", "PetSpotPolicy"], swiftSettings: swiftSettings),
+        // The TOML reader and writer for those values, with their errors (which key, which line).
         .target(
             name: "PetSpotConfiguration",
             dependencies: [
-                "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotPOSIX",
+                "PetSpotJSON", "PetSpotLocation", "PetSpotPolicy", "PetSpotPOSIX", "PetSpotSettings",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
@@ -129,7 +136,7 @@ let package = Package(
             name: "PetSpotDaemon",
             dependencies: [
                 "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotNMEA",
-                "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSystemd", "CProcessPin",
+                "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSettings", "PetSpotSystemd", "CProcessPin",
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -162,7 +169,7 @@ let package = Package(
         // MARK: Kiosk: configuration, report outbox, delivery to the backend (SPEC §8)
         .target(
             name: "PetSpotKioskConfiguration",
-            dependencies: ["PetSpotConfiguration", "PetSpotDelivery", "PetSpotLocation"],
+            dependencies: ["PetSpotConfiguration", "PetSpotSettings", "PetSpotDelivery", "PetSpotLocation"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -209,7 +216,8 @@ let package = Package(
         .target(
             name: "PetSpotKioskApp",
             dependencies: [
-                "PetSpotKiosk", "PetSpotPhotoCleaning", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotOutbox", "PetSpotDelivery",
+                "PetSpotKiosk", "PetSpotPhotoCleaning", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotSettings",
+                "PetSpotOutbox", "PetSpotDelivery",
                 "PetSpotLocationClient", "PetSpotReport", "PetSpotMetricsFile", "PetSpotPOSIX", argumentParser, logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -221,9 +229,9 @@ let package = Package(
         .target(
             name: "PetSpotDaemonApp",
             dependencies: [
-                "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotFixHub", "PetSpotLocation",
-                "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX", "PetSpotPolicy",
-                "PetSpotMetricsFile",
+                "PetSpotDaemon", "PetSpotGpsd", "PetSpotConfiguration", "PetSpotSettings", "PetSpotFixHub",
+                "PetSpotLocation", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotSystemd", "PetSpotPOSIX",
+                "PetSpotPolicy", "PetSpotMetricsFile",
                 argumentParser, logging,
             ],
             swiftSettings: swiftSettings
@@ -311,7 +319,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotGpsdTests",
-            dependencies: ["PetSpotGpsd", "PetSpotFixHub", "PetSpotLocation", "TestSupport"],
+            dependencies: ["PetSpotGpsd", "PetSpotFixHub", "PetSpotLocation", "PetSpotSettings", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -325,7 +333,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotConfigurationTests",
-            dependencies: ["PetSpotConfiguration", "PetSpotPolicy", "PetSpotLocation", "PetSpotPOSIX", "TestSupport"],
+            dependencies: [
+                "PetSpotConfiguration", "PetSpotSettings", "PetSpotPolicy", "PetSpotLocation", "PetSpotPOSIX", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -356,7 +366,7 @@ let package = Package(
             dependencies: [
                 "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
                 "PetSpotFixHub", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
-                "DaemonTestSupport", "PetSpotDaemonApp", "PetSpotConfiguration", logging,
+                "DaemonTestSupport", "PetSpotDaemonApp", "PetSpotConfiguration", "PetSpotSettings", logging,
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -367,7 +377,8 @@ let package = Package(
         .testTarget(
             name: "PetSpotLocationClientTests",
             dependencies: [
-                "PetSpotLocationClient", "PetSpotLocation", "PetSpotJSON", "PetSpotDaemon", "DaemonTestSupport",
+                "PetSpotLocationClient", "PetSpotLocation", "PetSpotJSON", "PetSpotDaemon", "PetSpotPolicy",
+                "PetSpotSettings", "DaemonTestSupport",
                 "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -389,7 +400,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotKioskConfigurationTests",
-            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotDelivery"],
+            dependencies: ["PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotSettings", "PetSpotDelivery"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -441,8 +452,8 @@ let package = Package(
         .target(
             name: "DaemonTestSupport",
             dependencies: [
-                "TestSupport", "PetSpotDaemon", "PetSpotDaemonApp", "PetSpotConfiguration", "PetSpotLocation",
-                "PetSpotStaticSource",
+                "TestSupport", "PetSpotDaemon", "PetSpotDaemonApp", "PetSpotConfiguration", "PetSpotSettings",
+                "PetSpotPolicy", "PetSpotLocation", "PetSpotStaticSource",
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

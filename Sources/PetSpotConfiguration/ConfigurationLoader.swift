@@ -2,6 +2,7 @@ import Glibc
 import PetSpotLocation
 import PetSpotPOSIX
 import PetSpotPolicy
+import PetSpotSettings
 import TOMLKit
 
 /// Loads and validates `petspot-locationd`'s TOML configuration (SPEC §4).

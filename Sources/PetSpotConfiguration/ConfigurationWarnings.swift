@@ -1,6 +1,7 @@
 import Glibc
 import PetSpotLocation
 import PetSpotPolicy
+import PetSpotSettings
 
 extension DaemonConfiguration {
     /// Things that are valid but will not do what they seem to

@@ -1,5 +1,6 @@
 import PetSpotLocation
 import PetSpotPolicy
+import PetSpotSettings
 
 extension DaemonConfiguration {
     /// The effective configuration as TOML: every key with its value, defaults

@@ -4,6 +4,7 @@ import NIOPosix
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotPOSIX
+public import PetSpotSettings
 import PetSpotSystemd
 import ServiceLifecycle
 import UnixSignals
@@ -20,7 +21,8 @@ import UnixSignals
 /// begins, pings the watchdog, and brackets SIGHUP reloads with
 /// `RELOADING=1`/`READY=1`.
 public struct LocationDaemon: Sendable {
-    public let settings: ServerSettings
+    /// `[daemon]`: the socket, its limits and the idle timeout.
+    public let settings: DaemonSettings
     public let source: DaemonSource
     public let policy: any AccessPolicy
     public let logger: Logger
@@ -40,7 +42,7 @@ public struct LocationDaemon: Sendable {
     /// are both configured; run as a service, shown in `daemon.status`.
     public var station: StationWatch?
     /// The NMEA socket for desktop software (``NMEAConsumers``, served by the one ``SocketServer``), when configured.
-    public var nmea: NMEASocketSettings?
+    public var nmea: NMEASettings?
 
     /// Creates a daemon.
     /// - Parameters:
@@ -49,7 +51,7 @@ public struct LocationDaemon: Sendable {
     ///   - onReload: called on each SIGHUP.
     ///   - systemd: the passed socket, notify socket and watchdog, if any.
     public init(
-        settings: ServerSettings, source: DaemonSource, policy: any AccessPolicy = OpenAccess(), audit: AuditLog? = nil,
+        settings: DaemonSettings, source: DaemonSource, policy: any AccessPolicy = OpenAccess(), audit: AuditLog? = nil,
         logger: Logger, onReload: (@Sendable () async -> Bool)? = nil, systemd: SystemdIntegration = .none
     ) {
         self.settings = settings

@@ -4,6 +4,7 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotLocation
 import PetSpotPolicy
+import PetSpotSettings
 import Synchronization
 
 /// Re-reads the configuration file on SIGHUP and puts its `[policy]` in force.

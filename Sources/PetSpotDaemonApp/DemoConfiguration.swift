@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PetSpotConfiguration
 import PetSpotLocation
+import PetSpotSettings
 import PetSpotSimulatedSource
 
 /// The embedded default: a simulated walk in Warsaw's Saski Park, no

@@ -3,6 +3,7 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotLocation
 import PetSpotPOSIX
+import PetSpotSettings
 
 extension LocationDaemon {
     /// The daemon a loaded configuration describes, serving from `source`:
@@ -45,7 +46,7 @@ extension LocationDaemon {
             onReload = { await reloader.reload() }
         }
         self.init(
-            settings: ServerSettings(daemonSettings), source: source, policy: engine, audit: audit, logger: logger,
+            settings: daemonSettings, source: source, policy: engine, audit: audit, logger: logger,
             onReload: onReload, systemd: systemd)
         // A fixed station with a live receiver: the receiver tells whether it moved.
         if configuration.source.kind != .static, let home = configuration.source.static {
@@ -53,19 +54,6 @@ extension LocationDaemon {
                 home: home.coordinate, radius: home.movedRadius, hold: home.movedAfter, hub: source.hub, audit: audit,
                 logger: logger)
         }
-        nmea = configuration.nmea.map {
-            NMEASocketSettings(
-                path: $0.socket, mode: $0.socketMode, group: $0.socketGroup, maxClients: $0.maxClients)
-        }
-    }
-}
-
-extension ServerSettings {
-    /// The server's share of `[daemon]`.
-    public init(_ daemon: DaemonSettings) {
-        self.init(
-            socketPath: daemon.socket, socketMode: daemon.socketMode, socketGroup: daemon.socketGroup,
-            maxClients: daemon.maxClients, maxClientsPerUid: daemon.maxClientsPerUid,
-            reservedSlots: daemon.reservedSlots, idleTimeout: daemon.idleTimeout)
+        nmea = configuration.nmea
     }
 }

@@ -1,13 +1,14 @@
 import ArgumentParser
-import Glibc
 import FoundationEssentials
+import Glibc
 import Logging
 import PetSpotConfiguration
 import PetSpotDaemon
-import PetSpotSystemd
 import PetSpotLocation
 import PetSpotMetricsFile
 import PetSpotPOSIX
+import PetSpotSettings
+import PetSpotSystemd
 
 /// `petspot-locationd`: the PetSpot location daemon (started from main.swift).
 public struct LocationDaemonCommand: AsyncParsableCommand, Sendable {

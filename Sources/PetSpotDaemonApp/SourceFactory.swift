@@ -3,6 +3,7 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotFixHub
 import PetSpotLocation
+import PetSpotSettings
 import PetSpotSimulatedSource
 import PetSpotStaticSource
 

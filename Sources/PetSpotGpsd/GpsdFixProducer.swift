@@ -1,6 +1,7 @@
 import Logging
 import PetSpotFixHub
 import PetSpotLocation
+public import PetSpotSettings
 import Synchronization
 
 /// Feeds a ``LiveFixHub`` from gpsd, connected through libgps.
@@ -14,15 +15,15 @@ import Synchronization
 ///   and counts what it drops);
 /// - a mode 0/1 TPV → `.noFix`;
 /// - a TPV with NaN or out-of-range coordinates, another device's TPV (with
-///   ``GpsdConfiguration/device`` set), a line that is not strict JSON
+///   ``GpsdSettings/device`` set), a line that is not strict JSON
 ///   (truncated, duplicate member names, …), a TPV member of the wrong type,
 ///   or a line over 8192 bytes → `.rejected` (each logged at debug level);
 /// - other classes (VERSION, DEVICES, WATCH, SKY, …) → nothing;
 /// - a failed connection attempt, a closed connection, or a gpsd silent for
-///   ``GpsdConfiguration/silenceTimeout`` → `.disconnected`, then a reconnect
+///   ``GpsdSettings/silenceTimeout`` → `.disconnected`, then a reconnect
 ///   after a capped exponential backoff (from
-///   ``GpsdConfiguration/initialReconnectDelay``, doubling up to
-///   ``GpsdConfiguration/reconnectMax``; reset once gpsd has spoken).
+///   ``initialReconnectDelay``, doubling up to
+///   ``GpsdSettings/reconnectMax``; reset once gpsd has spoken).
 ///
 /// Fixes carry `receivedAt: .now` (monotonic receipt time), so a receiver
 /// clock that is 1024 weeks off or steps backwards never makes a fix look
@@ -35,16 +36,24 @@ import Synchronization
 public struct GpsdFixProducer: FixProducer {
     /// Always `.gpsd`.
     public var kind: FixSourceKind { .gpsd }
-    /// Where and how to connect.
-    public let configuration: GpsdConfiguration
+    /// Where and how to connect: `[source.gpsd]`.
+    public let settings: GpsdSettings
+    /// The first reconnect delay; each failed attempt doubles it up to
+    /// ``GpsdSettings/reconnectMax``. A tuning value, not a configuration key.
+    public let initialReconnectDelay: Duration
     private let logger: Logger
 
     /// Creates a producer; nothing connects until ``run(reportingTo:)``.
     /// - Parameters:
-    ///   - configuration: `[source.gpsd]`.
+    ///   - settings: `[source.gpsd]`.
+    ///   - initialReconnectDelay: the first backoff step (default 250 ms; tests shorten it).
     ///   - logger: receives connection changes (info) and dropped reports (debug).
-    public init(configuration: GpsdConfiguration, logger: Logger = Logger(label: "petspot.gpsd")) {
-        self.configuration = configuration
+    public init(
+        settings: GpsdSettings, initialReconnectDelay: Duration = .milliseconds(250),
+        logger: Logger = Logger(label: "petspot.gpsd")
+    ) {
+        self.settings = settings
+        self.initialReconnectDelay = initialReconnectDelay
         self.logger = logger
     }
 
@@ -52,7 +61,7 @@ public struct GpsdFixProducer: FixProducer {
     /// Never throws; returns only on cancellation, after the socket is closed.
     public func run(reportingTo hub: LiveFixHub) async {
         var backoff = ReconnectBackoff(
-            initial: configuration.initialReconnectDelay, cap: configuration.reconnectMax)
+            initial: initialReconnectDelay, cap: settings.reconnectMax)
         while !Task.isCancelled {
             let spoke = await session(reportingTo: hub)
             if Task.isCancelled { break }
@@ -67,8 +76,8 @@ public struct GpsdFixProducer: FixProducer {
     /// on the reader thread (``GpsdIntake``); only the end comes back here.
     /// - Returns: whether gpsd sent anything on it.
     private func session(reportingTo hub: LiveFixHub) async -> Bool {
-        let intake = GpsdIntake(hub: hub, configuration: configuration, logger: logger)
-        let reason = await GpsdReader.run(configuration) { intake.take($0) }
+        let intake = GpsdIntake(hub: hub, settings: settings, logger: logger)
+        let reason = await GpsdReader.run(settings) { intake.take($0) }
         let spoke = intake.spoke
         if spoke {
             logger.warning("gpsd is unavailable", metadata: ["reason": "\(reason)"])
@@ -90,15 +99,15 @@ private final class GpsdIntake: Sendable {
     }
 
     private let hub: LiveFixHub
-    private let configuration: GpsdConfiguration
+    private let settings: GpsdSettings
     private let logger: Logger
     /// Touched only by the reader thread while it runs, then read once it
     /// has ended: the lock is never contended.
     private let state = Mutex(State())
 
-    init(hub: LiveFixHub, configuration: GpsdConfiguration, logger: Logger) {
+    init(hub: LiveFixHub, settings: GpsdSettings, logger: Logger) {
         self.hub = hub
-        self.configuration = configuration
+        self.settings = settings
         self.logger = logger
     }
 
@@ -106,7 +115,7 @@ private final class GpsdIntake: Sendable {
     var spoke: Bool { state.withLock { $0.spoke } }
 
     func take(_ event: ReaderEvent) {
-        let filter = configuration.device
+        let filter = settings.device
         switch event {
         case .alive:
             state.withLock {
@@ -114,7 +123,7 @@ private final class GpsdIntake: Sendable {
                 $0.device = filter
             }
             logger.info(
-                "connected to gpsd", metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
+                "connected to gpsd", metadata: ["host": "\(settings.host)", "port": "\(settings.port)"])
             hub.receive(.connected(device: filter))
         case .report(let report):
             if let filter, report.device != filter {

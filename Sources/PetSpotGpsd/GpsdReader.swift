@@ -1,6 +1,7 @@
 import CLibGPS
 import Glibc
 import PetSpotLocation
+import PetSpotSettings
 import Synchronization
 
 /// What the reader thread hands the producer, on the reader thread.
@@ -53,7 +54,7 @@ final class StopFlag: Sendable {
 ///
 /// Every complete line, whatever it holds, counts as gpsd talking: the
 /// first one makes the session alive, and the silence watchdog ends a
-/// session after ``GpsdConfiguration/silenceTimeout`` without one (bytes
+/// session after ``GpsdSettings/silenceTimeout`` without one (bytes
 /// that never end a line do not count). Every path ends with `gps_close`
 /// and frees the `gps_data_t` before ``run(_:stop:handle:)`` returns, so
 /// a returned session's socket is closed.
@@ -69,14 +70,14 @@ enum GpsdReader {
     ///     return quickly, it holds up the reading.
     /// - Returns: why the session ended, once the socket is closed.
     static func run(
-        _ configuration: GpsdConfiguration, stop: StopFlag = StopFlag(),
+        _ settings: GpsdSettings, stop: StopFlag = StopFlag(),
         handle: @escaping @Sendable (ReaderEvent) -> Void
     ) async -> String {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
                 ReaderThread.start(name: "petspot-gpsd") {
                     stop.readerThread.store(petspot_thread_id(), ordering: .relaxed)
-                    continuation.resume(returning: session(configuration, stop: stop, emit: handle))
+                    continuation.resume(returning: session(settings, stop: stop, emit: handle))
                 }
             }
         } onCancel: {
@@ -86,22 +87,22 @@ enum GpsdReader {
 
     /// Runs one connection to its end; returns why it ended.
     private static func session(
-        _ configuration: GpsdConfiguration, stop: StopFlag, emit: (ReaderEvent) -> Void
+        _ settings: GpsdSettings, stop: StopFlag, emit: (ReaderEvent) -> Void
     ) -> String {
         guard let raw = calloc(1, MemoryLayout<gps_data_t>.stride) else { return "out of memory" }
         let data = raw.bindMemory(to: gps_data_t.self, capacity: 1)
         defer { free(raw) }
 
-        let endpoint = "\(configuration.host):\(configuration.port)"
+        let endpoint = "\(settings.host):\(settings.port)"
         if stop.isStopped { return "stopped" }
-        guard gps_open(configuration.host, String(configuration.port), data) == 0 else {
+        guard gps_open(settings.host, String(settings.port), data) == 0 else {
             return "cannot connect to gpsd at \(endpoint): \(String(cString: gps_errstr(errno)))"
         }
         defer { _ = gps_close(data) }
 
         let fd = data.pointee.gps_fd
         // Before a byte is read: is it gpsd (root's or the configured user's socket)?
-        if case .refused(let why) = GpsdSocketOwner.check(descriptor: fd, owner: configuration.owner) {
+        if case .refused(let why) = GpsdSocketOwner.check(descriptor: fd, owner: settings.owner) {
             return "refused gpsd at \(endpoint): \(why)"
         }
         guard petspot_set_nonblocking(fd) == 0 else { return "cannot configure the gpsd socket" }
@@ -116,9 +117,9 @@ enum GpsdReader {
         var spoke = false
 
         while !stop.isStopped {
-            let left = lastLine + configuration.silenceTimeout - ContinuousClock.now
+            let left = lastLine + settings.silenceTimeout - ContinuousClock.now
             if left < .zero {
-                return "gpsd at \(endpoint) sent no complete line for \(configuration.silenceTimeout) (silence timeout)"
+                return "gpsd at \(endpoint) sent no complete line for \(settings.silenceTimeout) (silence timeout)"
             }
             guard waitForInput(fd, orStop: stop.descriptor, upTo: left) else { continue }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

@@ -1,6 +1,6 @@
-import Glibc
 import ArgumentParser
 import FoundationEssentials
+import Glibc
 import Hummingbird
 import Logging
 import PetSpotConfiguration
@@ -10,9 +10,10 @@ import PetSpotKioskConfiguration
 import PetSpotLocationClient
 import PetSpotMetricsFile
 import PetSpotOutbox
-import PetSpotPhotoCleaning
 import PetSpotPOSIX
+import PetSpotPhotoCleaning
 import PetSpotReport
+import PetSpotSettings
 import ServiceLifecycle
 
 /// `petspot-kiosk`: the kiosk station's web app (SPEC §7 "The kiosk station").

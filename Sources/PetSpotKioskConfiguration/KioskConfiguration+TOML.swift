@@ -1,5 +1,6 @@
 import PetSpotConfiguration
 import PetSpotDelivery
+import PetSpotSettings
 
 extension KioskConfiguration {
     /// The effective configuration as TOML, every key with defaults filled

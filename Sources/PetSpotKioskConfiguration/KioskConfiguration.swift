@@ -1,6 +1,6 @@
-public import PetSpotConfiguration
 public import PetSpotDelivery
 import PetSpotLocation
+public import PetSpotSettings
 
 /// The kiosk station's configuration (`config/kiosk.toml`): the web UI, the
 /// location daemon it asks, the report outbox, and delivery to the backend.

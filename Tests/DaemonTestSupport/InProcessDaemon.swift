@@ -4,6 +4,8 @@ import PetSpotConfiguration
 import PetSpotDaemon
 import PetSpotDaemonApp
 import PetSpotLocation
+import PetSpotPolicy
+import PetSpotSettings
 import PetSpotStaticSource
 import ServiceLifecycle
 import Synchronization
@@ -11,14 +13,16 @@ import TestSupport
 
 /// petspot-locationd run inside the test process, as Hummingbird's tests run
 /// their application: the daemon's services (``LocationDaemon/serviceGroup(signals:hangups:onReady:)``,
-/// assembled from a configuration file by the same initializer the
-/// executable uses) in a `ServiceGroup`, serving on a Unix socket in a fresh
-/// private folder (mkdtemp, mode 0700); stopped by a graceful shutdown.
+/// assembled from a configuration by the same initializer the executable
+/// uses) in a `ServiceGroup`, serving on a Unix socket in a fresh private
+/// folder (mkdtemp, mode 0700); stopped by a graceful shutdown.
 ///
-/// The test writes the `[source]` and `[policy]` sections; the harness adds
-/// `[daemon]` (socket, state directory and audit log inside the folder).
-/// Only the static source is built here (the executable's source factory,
-/// which knows gpsd, is not a library).
+/// The test gives the configuration as values (``DaemonConfiguration``: its
+/// `[source]` and `[policy]`); the harness sets `[daemon]` (socket, state
+/// directory and audit log inside the folder) and writes the whole as TOML
+/// (``DaemonConfiguration/renderTOML()``) to `locationd.toml` only for
+/// SIGHUP to re-read. Only the static source is built here (the
+/// executable's source factory, which knows gpsd, is not a library).
 ///
 /// Set `PETSPOT_TEST_LOG=debug` (or another level) to see the daemon's log.
 public final class InProcessDaemon: Sendable {
@@ -26,7 +30,7 @@ public final class InProcessDaemon: Sendable {
     public let directory: TemporaryDirectory
     /// The daemon's socket.
     public let socketPath: String
-    /// The configuration as loaded from the file the harness wrote.
+    /// The configuration the daemon runs, with the harness's `[daemon]`.
     public let configuration: DaemonConfiguration
     private let group: ServiceGroup
     private let running: Task<Result<Void, any Error>, Never>
@@ -48,25 +52,31 @@ public final class InProcessDaemon: Sendable {
         self.running = running
     }
 
-    /// The `[daemon]` section the harness writes for `directory`.
-    public static func daemonSection(in directory: TemporaryDirectory) -> String {
-        """
-        [daemon]
-        socket = "\(directory.file("locationd.sock"))"
-        socket_mode = "0600"
-        state_dir = "\(directory.file("state"))"
-        audit_log = "\(directory.file("state/audit.jsonl"))"
-        """
+    /// The `[daemon]` settings the harness uses in `directory`.
+    public static func daemonSettings(in directory: TemporaryDirectory) -> DaemonSettings {
+        DaemonSettings(
+            socket: directory.file("locationd.sock"), socketMode: 0o600, stateDirectory: directory.file("state"),
+            auditLog: directory.file("state/audit.jsonl"))
     }
 
-    /// Writes `[daemon]` plus `sections` to `directory/locationd.toml`, loads
-    /// it, starts the daemon's services and returns once the socket accepts
+    /// A configuration with the static source at `position` and `policy`
+    /// (`[daemon]` is the harness's).
+    public static func configuration(at position: StaticSourceSettings, policy: Policy) -> DaemonConfiguration {
+        DaemonConfiguration(source: SourceSettings(kind: .static, static: position), policy: policy)
+    }
+
+    /// Starts the daemon `configuration` describes, with the harness's
+    /// `[daemon]` in `directory`, and returns once the socket accepts
     /// connections (the server's `onReady`).
-    /// - Throws: a configuration error, the daemon's refusal to start, or
-    ///   the error the service group stopped with before serving.
-    public static func start(_ sections: String, in directory: TemporaryDirectory) async throws -> InProcessDaemon {
-        let path = try directory.write("locationd.toml", daemonSection(in: directory) + "\n\n" + sections + "\n")
-        let configuration = try ConfigurationLoader.load(path: path)
+    /// - Throws: the daemon's refusal to start, or the error the service
+    ///   group stopped with before serving.
+    public static func start(
+        _ configuration: DaemonConfiguration, in directory: TemporaryDirectory
+    ) async throws -> InProcessDaemon {
+        var configuration = configuration
+        configuration.daemon = daemonSettings(in: directory)
+        // Only what SIGHUP re-reads: the daemon starts from the values.
+        let path = try directory.write("locationd.toml", configuration.renderTOML())
         let logger = Self.logger()
         let daemon = try LocationDaemon(
             configuration: configuration, source: try source(configuration.source), reloadingFrom: path,
@@ -95,16 +105,17 @@ public final class InProcessDaemon: Sendable {
         return InProcessDaemon(directory: directory, configuration: configuration, group: group, running: running)
     }
 
-    /// Runs `body` with a daemon started from `sections`; stops the daemon
-    /// afterwards, whatever happens.
+    /// Runs `body` with a daemon started from `configuration`; stops the
+    /// daemon afterwards, whatever happens.
     /// - Parameter directory: where the daemon lives; by default a fresh
     ///   folder, removed afterwards (a given one is left to its owner).
     public static func with<T>(
-        _ sections: String, in directory: TemporaryDirectory? = nil, _ body: (InProcessDaemon) async throws -> T
+        _ configuration: DaemonConfiguration, in directory: TemporaryDirectory? = nil,
+        _ body: (InProcessDaemon) async throws -> T
     ) async throws -> T {
         let fresh = directory == nil ? try TemporaryDirectory(prefix: "psd") : nil
         defer { fresh?.remove() }
-        let daemon = try await start(sections, in: directory ?? fresh!)
+        let daemon = try await start(configuration, in: directory ?? fresh!)
         let result: T
         do {
             result = try await body(daemon)

@@ -2,6 +2,7 @@ import Glibc
 import PetSpotConfiguration
 import PetSpotLocation
 import PetSpotPolicy
+import PetSpotSettings
 import Testing
 
 /// The example of SPEC §4, verbatim.

@@ -1,5 +1,6 @@
 import PetSpotConfiguration
 import PetSpotPolicy
+import PetSpotSettings
 import Testing
 
 /// Hardening item 15: executable rules are compared by real path and warned about

@@ -1,4 +1,5 @@
 import PetSpotConfiguration
+import PetSpotSettings
 import Testing
 
 /// The one TOML quoter: whatever a string holds reads back as itself.

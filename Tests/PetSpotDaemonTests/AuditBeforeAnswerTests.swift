@@ -1,11 +1,14 @@
-import Glibc
 import DaemonTestSupport
 import Foundation
+import Glibc
 import PetSpotConfiguration
 import PetSpotDaemon
+import PetSpotLocation
+import PetSpotPolicy
+import PetSpotSettings
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// `location.get` answers produced together on an event loop share one
 /// audit write (``AuditBatch``): still, no answer reaches its client
@@ -13,18 +16,9 @@ import TestSupport
 /// their order.
 @Suite("Answers batched per event-loop pass are audited before they are sent", .timeLimit(.minutes(5)))
 struct AuditBeforeAnswerTests {
-    static let configuration = """
-        [source]
-        kind = "static"
-
-        [source.static]
-        latitude = 52.2297
-        longitude = 21.0122
-        horizontal_accuracy = 15.0
-
-        [policy]
-        default = "authorized"
-        """
+    static let configuration = InProcessDaemon.configuration(
+        at: StaticSourceSettings(coordinate: Coordinate(latitude: 52.2297, longitude: 21.0122), horizontalAccuracy: 15),
+        policy: Policy(defaultStatus: .authorized))
 
     static func get(_ id: Int) -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"location.get"}"# + "\n" }
 

@@ -1,9 +1,12 @@
-import Glibc
 import DaemonTestSupport
 import Foundation
+import Glibc
 import PetSpotDaemon
-import Testing
+import PetSpotLocation
+import PetSpotPolicy
+import PetSpotSettings
 import TestSupport
+import Testing
 
 /// The daemon's services run in this process (no binary), spoken to in raw
 /// JSON-RPC lines over its real socket.
@@ -12,18 +15,9 @@ struct InProcessDaemonTests {
     static let latitude = -33.8688
     static let longitude = 151.2093
 
-    static let configuration = """
-        [source]
-        kind = "static"
-
-        [source.static]
-        latitude = \(latitude)
-        longitude = \(longitude)
-        horizontal_accuracy = 30.0
-
-        [policy]
-        default = "authorized"
-        """
+    static let configuration = InProcessDaemon.configuration(
+        at: StaticSourceSettings(coordinate: Coordinate(latitude: latitude, longitude: longitude)),
+        policy: Policy(defaultStatus: .authorized))
 
     /// Sends one request line and reads its answer, off the concurrency pool.
     static func call(_ socket: RawSocket, _ line: String) async throws -> [String: Any] {

@@ -3,10 +3,11 @@ import Logging
 import NIOCore
 import NIOPosix
 import PetSpotLocation
+import PetSpotSettings
 import PetSpotStaticSource
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import PetSpotDaemon
 
@@ -70,7 +71,7 @@ import TestSupport
         let (ready, isReady) = AsyncStream<Void>.makeStream()
         let server = SocketServer(
             role: Probe(
-                nmea: NMEAConsumers(settings: NMEASocketSettings(path: path), dispatcher: dispatcher),
+                nmea: NMEAConsumers(settings: NMEASettings(socket: path), dispatcher: dispatcher),
                 seen: { event.yield($0) }),
             path: path, mode: 0o600, socketGroup: nil, dispatcher: dispatcher, logger: logger,
             onReady: { isReady.yield() })

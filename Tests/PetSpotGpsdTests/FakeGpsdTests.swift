@@ -1,6 +1,7 @@
 import Foundation
 import PetSpotFixHub
 import PetSpotLocation
+import PetSpotSettings
 import Synchronization
 import TestSupport
 import Testing
@@ -17,9 +18,8 @@ struct FakeGpsdTests {
         _ body: @Sendable (GpsdLocationService) async throws -> T
     ) async rethrows -> T {
         let source = GpsdLocationService(
-            configuration: GpsdConfiguration(
-                port: port, reconnectMax: .seconds(1), device: device, silenceTimeout: silence,
-                initialReconnectDelay: .milliseconds(100)),
+            settings: GpsdSettings(port: port, reconnectMax: .seconds(1), device: device, silenceTimeout: silence),
+            initialReconnectDelay: .milliseconds(100),
             fallback: fallback)
         let runner = Task { await source.run() }
         defer { runner.cancel() }
@@ -65,7 +65,7 @@ struct FakeGpsdTests {
         let (events, continuation) = AsyncStream<ReaderEvent>.makeStream()
         let stop = StopFlag()
         async let ended = GpsdReader.run(
-            GpsdConfiguration(port: server.port, silenceTimeout: .seconds(60)), stop: stop
+            GpsdSettings(port: server.port, silenceTimeout: .seconds(60)), stop: stop
         ) { continuation.yield($0) }
         var iterator = events.makeAsyncIterator()
         guard case .alive? = await iterator.next() else {

@@ -2,6 +2,7 @@ import Logging
 import PetSpotFixHub
 import PetSpotGpsd
 import PetSpotLocation
+import PetSpotSettings
 
 /// The tests' gpsd source as a ``LocationService`` (the daemon assembles the
 /// same from `DaemonSource.live`): a ``LiveFixHub`` fed by a
@@ -11,7 +12,7 @@ import PetSpotLocation
 /// requests through the `LocationService` methods:
 ///
 /// ```swift
-/// let gpsd = GpsdLocationService(configuration: config, minimumMode: .twoD, fallback: staticFallback)
+/// let gpsd = GpsdLocationService(settings: settings, minimumMode: .twoD, fallback: staticFallback)
 /// group.addTask { await gpsd.run() }     // until cancelled
 /// let fix = try await gpsd.location(LocationRequest())
 /// ```
@@ -27,19 +28,22 @@ struct GpsdLocationService: LocationService, SourceStatusReporting {
 
     /// Creates the source; nothing connects until ``run()``.
     /// - Parameters:
-    ///   - configuration: `[source.gpsd]`.
+    ///   - settings: `[source.gpsd]`.
+    ///   - initialReconnectDelay: the first reconnect delay (the producer's default: 250 ms).
     ///   - minimumMode: `source.min_mode`; lower fixes are dropped and counted.
     ///   - fallback: `source.fallback`, e.g. the static position.
     ///   - logger: for connection changes.
     init(
-        configuration: GpsdConfiguration = GpsdConfiguration(),
+        settings: GpsdSettings = GpsdSettings(),
+        initialReconnectDelay: Duration = .milliseconds(250),
         minimumMode: FixMode = .twoD,
         fallback: Fallback? = nil,
         logger: Logger = Logger(label: "petspot.gpsd")
     ) {
         let hub = LiveFixHub(kind: .gpsd, minimumMode: minimumMode, fallback: fallback)
         self.hub = hub
-        self.producer = GpsdFixProducer(configuration: configuration, logger: logger)
+        self.producer = GpsdFixProducer(
+            settings: settings, initialReconnectDelay: initialReconnectDelay, logger: logger)
     }
 
     /// Reads gpsd (reconnecting as needed) until the calling task is cancelled.

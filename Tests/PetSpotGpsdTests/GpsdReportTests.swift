@@ -1,5 +1,6 @@
 import PetSpotFixHub
 import PetSpotLocation
+import PetSpotSettings
 import Testing
 
 @testable import PetSpotGpsd
@@ -149,12 +150,14 @@ struct GpsdReportTests {
         #expect(backoff.next() == .milliseconds(250))
     }
 
-    @Test func configurationDefaults() {
-        let configuration = GpsdConfiguration(device: "")
-        #expect(configuration.host == "127.0.0.1")
-        #expect(configuration.port == 2947)
-        #expect(configuration.reconnectMax == .seconds(5))
-        #expect(configuration.silenceTimeout == .seconds(10))
-        #expect(configuration.device == nil)
+    @Test func settingsDefaults() {
+        let settings = GpsdSettings(device: "")
+        #expect(settings.host == "127.0.0.1")
+        #expect(settings.port == 2947)
+        #expect(settings.reconnectMax == .seconds(5))
+        #expect(settings.silenceTimeout == .seconds(10))
+        #expect(settings.owner == "gpsd")
+        #expect(settings.device == nil, "an empty device means any device")
+        #expect(GpsdFixProducer(settings: settings).initialReconnectDelay == .milliseconds(250))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PetSpotFixHub
 import PetSpotLocation
+import PetSpotSettings
 import TestSupport
 import Testing
 
@@ -84,9 +85,8 @@ struct RealGpsdTests {
         // gpsd is never silent for long here, but the watchdog is not what
         // this test is about (FakeGpsdTests is): a slow machine must not trip it.
         let source = GpsdLocationService(
-            configuration: GpsdConfiguration(
-                port: port, reconnectMax: .milliseconds(200), silenceTimeout: .seconds(600),
-                initialReconnectDelay: .milliseconds(20)))
+            settings: GpsdSettings(port: port, reconnectMax: .milliseconds(200), silenceTimeout: .seconds(600)),
+            initialReconnectDelay: .milliseconds(20))
         let runner = Task { await source.run() }
         defer { runner.cancel() }
 
@@ -168,7 +168,7 @@ struct RealGpsdTests {
         let port = freeLoopbackPort()
         let reconnectMax = Duration.seconds(1)
         let source = GpsdLocationService(
-            configuration: GpsdConfiguration(port: port, reconnectMax: reconnectMax, silenceTimeout: .seconds(5)))
+            settings: GpsdSettings(port: port, reconnectMax: reconnectMax, silenceTimeout: .seconds(5)))
         let device = "tcp://127.0.0.1:\(receiver.port)"
         var gpsd = try GpsdDaemon(port: port, devices: [device])
         let runner = Task { await source.run() }
@@ -237,7 +237,7 @@ struct RealGpsdTests {
         defer { receiver.stop() }
         let port = freeLoopbackPort()
         let gpsd = try GpsdDaemon(port: port, devices: ["tcp://127.0.0.1:\(receiver.port)"])
-        let source = GpsdLocationService(configuration: GpsdConfiguration(port: port, reconnectMax: .seconds(1)))
+        let source = GpsdLocationService(settings: GpsdSettings(port: port, reconnectMax: .seconds(1)))
         let runner = Task { await source.run() }
         let first = await firstFix(from: source, within: .seconds(60))
         #expect(first?.source == .gpsd)

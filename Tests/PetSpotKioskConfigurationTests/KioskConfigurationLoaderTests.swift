@@ -2,6 +2,7 @@ import Foundation
 import PetSpotConfiguration
 import PetSpotDelivery
 import PetSpotKioskConfiguration
+import PetSpotSettings
 import Testing
 
 @Suite("config/kiosk.toml")

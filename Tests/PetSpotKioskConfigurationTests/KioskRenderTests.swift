@@ -1,6 +1,7 @@
 import PetSpotConfiguration
 import PetSpotDelivery
 import PetSpotKioskConfiguration
+import PetSpotSettings
 import Testing
 
 /// `petspot-kiosk --check-config`'s text parses back to the same

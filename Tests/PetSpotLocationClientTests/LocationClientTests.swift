@@ -1,11 +1,13 @@
-import Glibc
 import DaemonTestSupport
+import Glibc
 import PetSpotDaemon
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotLocationClient
-import Testing
+import PetSpotPolicy
+import PetSpotSettings
 import TestSupport
+import Testing
 
 /// ``LocationClient`` against a real daemon run in this process
 /// (``InProcessDaemon``): the answers it decodes, the errors it maps.
@@ -18,25 +20,18 @@ struct LocationClientTests {
     static let altitude = 104.0
     static let cellMeters = 3000.0
 
-    /// `[source]` with the static position above, then `policy`.
-    static func configuration(policy: String) -> String {
-        """
-        [source]
-        kind = "static"
-
-        [source.static]
-        latitude = \(latitude)
-        longitude = \(longitude)
-        horizontal_accuracy = \(horizontalAccuracy)
-        altitude = \(altitude)
-
-        [policy]
-        reduced_accuracy_m = \(cellMeters)
-        \(policy)
-        """
+    /// The static source at the position above, and `policy` with the reduced grid's cell of ``cellMeters``.
+    static func configuration(policy: Policy) -> DaemonConfiguration {
+        var policy = policy
+        policy.reducedAccuracyMeters = cellMeters
+        return InProcessDaemon.configuration(
+            at: StaticSourceSettings(
+                coordinate: Coordinate(latitude: latitude, longitude: longitude),
+                horizontalAccuracy: horizontalAccuracy, altitude: altitude),
+            policy: policy)
     }
 
-    static let authorized = configuration(policy: #"default = "authorized""#)
+    static let authorized = configuration(policy: Policy(defaultStatus: .authorized))
 
     @Test("location answers with the configured static position, in full")
     func locationIsTheStaticPosition() async throws {
@@ -72,12 +67,12 @@ struct LocationClientTests {
     @Test(
         "a refusing policy: location throws its error, authorizationStatus says why",
         arguments: [
-            (#"default = "denied""#, LocationError.denied, AuthorizationStatus.denied, DecisionOrigin.default),
-            (#"default = "notDetermined""#, .notDetermined, .notDetermined, .default),
-            ("[[policy.rules]]\nuid = \(getuid())\nstatus = \"restricted\"", .restricted, .restricted, .rule),
+            (Policy(defaultStatus: .denied), LocationError.denied, AuthorizationStatus.denied, DecisionOrigin.default),
+            (Policy(defaultStatus: .notDetermined), .notDetermined, .notDetermined, .default),
+            (Policy(rules: [PolicyRule(uid: getuid(), status: .restricted)]), .restricted, .restricted, .rule),
         ])
     func refusals(
-        policy: String, error: LocationError, status: AuthorizationStatus, origin: DecisionOrigin
+        policy: Policy, error: LocationError, status: AuthorizationStatus, origin: DecisionOrigin
     )
         async throws
     {
@@ -93,7 +88,7 @@ struct LocationClientTests {
 
     @Test("a watch under a refusing policy ends with the refusal")
     func refusedWatch() async throws {
-        try await InProcessDaemon.with(Self.configuration(policy: #"default = "denied""#)) { daemon in
+        try await InProcessDaemon.with(Self.configuration(policy: Policy(defaultStatus: .denied))) { daemon in
             let client = LocationClient.patient(daemon.socketPath)
             await #expect(throws: LocationError.denied) {
                 for try await _ in client.updates(WatchOptions()) {}
@@ -103,10 +98,7 @@ struct LocationClientTests {
 
     @Test("requestAuthorization with prompt = allow grants what was asked, remembered for the uid")
     func requestAuthorizationAllowed() async throws {
-        let policy = """
-            default = "notDetermined"
-            prompt = "allow"
-            """
+        let policy = Policy(defaultStatus: .notDetermined, prompt: .allow)
         try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
             let client = LocationClient.patient(daemon.socketPath)
             #expect(try await client.authorizationStatus().status == .notDetermined)
@@ -126,10 +118,7 @@ struct LocationClientTests {
 
     @Test("requestAuthorization with prompt = deny gives denied; location then throws denied")
     func requestAuthorizationDenied() async throws {
-        let policy = """
-            default = "notDetermined"
-            prompt = "deny"
-            """
+        let policy = Policy(defaultStatus: .notDetermined, prompt: .deny)
         try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
             let client = LocationClient.patient(daemon.socketPath)
             let state = try await client.requestAuthorization(accuracy: .full)
@@ -142,24 +131,14 @@ struct LocationClientTests {
     @Test("resetAuthorization: an admin forgets a uid's decision; anyone else gets forbidden")
     func resetAuthorization() async throws {
         let user = try #require(UserName.current)
-        let policy = """
-            default = "notDetermined"
-            prompt = "allow"
-            [policy.admin]
-            users = ["\(user)"]
-            """
+        let policy = Policy(defaultStatus: .notDetermined, prompt: .allow, admin: PrincipalSet(users: [user]))
         try await InProcessDaemon.with(Self.configuration(policy: policy)) { daemon in
             let client = LocationClient.patient(daemon.socketPath)
             #expect(try await client.requestAuthorization(accuracy: .full).status == .authorized)
             try await client.resetAuthorization(uid: getuid())
             #expect(try await client.authorizationStatus().status == .notDetermined)
         }
-        let nobodyAdmin = """
-            default = "authorized"
-            [policy.admin]
-            users = []
-            groups = []
-            """
+        let nobodyAdmin = Policy(defaultStatus: .authorized, admin: PrincipalSet())
         try await InProcessDaemon.with(Self.configuration(policy: nobodyAdmin)) { daemon in
             let client = LocationClient.patient(daemon.socketPath)
             await #expect(throws: LocationError.forbidden) { try await client.resetAuthorization(uid: getuid()) }

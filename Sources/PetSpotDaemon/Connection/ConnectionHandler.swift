@@ -17,7 +17,7 @@ import Synchronization
 /// - **answer order**: answers leave in the order they were produced; what
 ///   a reply starts (a watch) runs only once the reply is queued;
 /// - **bounded**: a line whose answer is not yet handed to the socket holds
-///   one of `ServerSettings.maxRequestsInFlight` slots (64; not a configuration key); with none free, or while the
+///   one of `RPCConnections.maxRequestsInFlight` slots (64; not a configuration key); with none free, or while the
 ///   client does not read (the socket is not writable), the handler stops
 ///   reading and leaves the lines it already read unprocessed;
 /// - **newest-only updates**: while answers wait or the client does not

@@ -3,25 +3,7 @@ import NIOCore
 import NIOPosix
 import PetSpotLocation
 import PetSpotProtocol
-
-/// Where and to how many consumers the daemon speaks NMEA (`[nmea]`).
-public struct NMEASocketSettings: Sendable, Hashable {
-    /// The socket's path.
-    public var path: String
-    /// Its permission bits.
-    public var mode: UInt32
-    /// Its group, when set.
-    public var group: String?
-    /// Consumers served at once (each also counts against `max_clients`).
-    public var maxClients: Int
-
-    public init(path: String, mode: UInt32 = 0o660, group: String? = nil, maxClients: Int = 4) {
-        self.path = path
-        self.mode = mode
-        self.group = group
-        self.maxClients = maxClients
-    }
-}
+import PetSpotSettings
 
 /// The optional NMEA socket's connections, for desktop software that reads
 /// a receiver: GeoClue's `nmea-socket` source, gpsd through a pty, anything
@@ -39,7 +21,7 @@ public struct NMEASocketSettings: Sendable, Hashable {
 /// position at the reduced rate; one that loses its authorization (reload,
 /// reset) is disconnected. GeoClue then applies its own per-app agent on top.
 struct NMEAConsumers: ConnectionRole {
-    let settings: NMEASocketSettings
+    let settings: NMEASettings
     let dispatcher: Dispatcher
 
     var noun: String { "NMEA consumer" }
@@ -87,13 +69,14 @@ struct NMEAConsumers: ConnectionRole {
 extension SocketServer where Role == NMEAConsumers {
     /// The NMEA socket's server (`[nmea]`).
     convenience init(
-        nmea settings: NMEASocketSettings, dispatcher: Dispatcher, logger: Logger,
+        nmea settings: NMEASettings, dispatcher: Dispatcher, logger: Logger,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         identityResolver: PeerIdentityResolver = PeerIdentityResolver()
     ) {
         self.init(
-            role: NMEAConsumers(settings: settings, dispatcher: dispatcher), path: settings.path, mode: settings.mode,
-            socketGroup: settings.group, dispatcher: dispatcher, logger: logger, group: group,
+            role: NMEAConsumers(settings: settings, dispatcher: dispatcher), path: settings.socket,
+            mode: settings.socketMode,
+            socketGroup: settings.socketGroup, dispatcher: dispatcher, logger: logger, group: group,
             identityResolver: identityResolver)
     }
 }

@@ -5,18 +5,24 @@ import NIOPosix
 import PetSpotJSON
 import PetSpotLocation
 import PetSpotProtocol
+import PetSpotSettings
 
 /// The protocol socket's connections (`daemon.socket`): JSON-RPC, one
 /// request per line (at most 64 KiB), each connection served by its
 /// ``ConnectionHandler``, which answers through the ``Dispatcher``.
 struct RPCConnections: ConnectionRole {
-    let settings: ServerSettings
+    /// Requests one connection may have taken and not yet answered (not a configuration key).
+    static let maxRequestsInFlight = 64
+    /// Subscriptions one connection may hold (not a configuration key).
+    static let maxSubscriptionsPerClient = 32
+
+    let settings: DaemonSettings
     let dispatcher: Dispatcher
     /// Each event loop's batch of audit records, written before its answers.
     let auditBatches: AuditBatches?
     let logger: Logger
 
-    init(settings: ServerSettings, dispatcher: Dispatcher, group: any EventLoopGroup, logger: Logger) {
+    init(settings: DaemonSettings, dispatcher: Dispatcher, group: any EventLoopGroup, logger: Logger) {
         self.settings = settings
         self.dispatcher = dispatcher
         self.auditBatches = dispatcher.audit.map { AuditBatches(group: group, audit: $0) }
@@ -33,7 +39,7 @@ struct RPCConnections: ConnectionRole {
     func addHandlers(to channel: any Channel) throws -> ConnectionHandler {
         let handler = ConnectionHandler(
             dispatcher: dispatcher, auditBatch: auditBatches?.batch(on: channel.eventLoop),
-            maxInFlight: settings.maxRequestsInFlight, logger: logger)
+            maxInFlight: Self.maxRequestsInFlight, logger: logger)
         try channel.pipeline.syncOperations.addHandlers([
             IdleStateHandler(readTimeout: TimeAmount(settings.idleTimeout)),
             ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: RPCCodec.maximumLineLength),
@@ -59,7 +65,7 @@ struct RPCConnections: ConnectionRole {
         channel: any Channel
     ) -> ClientSession {
         ClientSession(
-            id: id, identity: identity, maxSubscriptions: settings.maxSubscriptionsPerClient, updateOutlet: outlet,
+            id: id, identity: identity, maxSubscriptions: Self.maxSubscriptionsPerClient, updateOutlet: outlet,
             post: { message in channel.eventLoop.execute { handler.value.post(message) } })
     }
 
@@ -78,14 +84,14 @@ extension SocketServer where Role == RPCConnections {
     ///   - listener: the socket systemd passed, if any (see ``SocketServer/init(role:path:mode:socketGroup:dispatcher:logger:group:identityResolver:listener:onReady:)``).
     ///   - onReady: called once the socket accepts connections.
     convenience init(
-        settings: ServerSettings, dispatcher: Dispatcher, logger: Logger,
+        settings: DaemonSettings, dispatcher: Dispatcher, logger: Logger,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         identityResolver: PeerIdentityResolver = PeerIdentityResolver(), listener: Int32? = nil,
         onReady: @escaping @Sendable () -> Void = {}
     ) {
         self.init(
             role: RPCConnections(settings: settings, dispatcher: dispatcher, group: group, logger: logger),
-            path: settings.socketPath, mode: settings.socketMode, socketGroup: settings.socketGroup,
+            path: settings.socket, mode: settings.socketMode, socketGroup: settings.socketGroup,
             dispatcher: dispatcher, logger: logger, group: group, identityResolver: identityResolver,
             listener: listener, onReady: onReady)
     }

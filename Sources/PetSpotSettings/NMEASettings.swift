@@ -1,5 +1,3 @@
-import PetSpotPOSIX
-
 /// The `[nmea]` section: the optional NMEA 0183 socket for desktop
 /// software (GeoClue's `nmea-socket` source, gpsd through a pty).
 ///
@@ -15,11 +13,16 @@ public struct NMEASettings: Sendable, Hashable {
     /// Default `max_clients`.
     public static let defaultMaxClients = 4
 
+    /// Path of the NMEA socket.
     public var socket: String
+    /// Permission bits of the socket file.
     public var socketMode: UInt32
+    /// Group owning the socket file, when set.
     public var socketGroup: String?
+    /// Consumers served at once.
     public var maxClients: Int
 
+    /// Creates settings; the defaults are those of an `[nmea]` table with only `socket`.
     public init(
         socket: String, socketMode: UInt32 = 0o660, socketGroup: String? = nil,
         maxClients: Int = NMEASettings.defaultMaxClients
@@ -28,21 +31,5 @@ public struct NMEASettings: Sendable, Hashable {
         self.socketMode = socketMode
         self.socketGroup = socketGroup
         self.maxClients = maxClients
-    }
-}
-
-extension TableReader {
-    /// Reads an `[nmea]` table (see ``NMEASettings``); `nil` when it has no valid socket.
-    package mutating func nmeaSettings(
-        relativeTo baseDirectory: String?, errors: inout [ConfigurationError]
-    ) -> NMEASettings? {
-        if !has("socket") { fail("socket", "is required in [nmea] (the NMEA socket's path)", into: &errors) }
-        let socket = socketPath("socket", relativeTo: baseDirectory, errors: &errors)
-        var settings = NMEASettings(socket: socket ?? "")
-        if let mode = permissionMode("socket_mode", errors: &errors) { settings.socketMode = mode }
-        settings.socketGroup = nonEmptyString("socket_group", errors: &errors)
-        if let maxClients = integer("max_clients", in: 1...64, errors: &errors) { settings.maxClients = maxClients }
-        reportUnknownKeys(errors: &errors)
-        return socket == nil ? nil : settings
     }
 }
