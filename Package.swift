@@ -240,7 +240,7 @@ let package = Package(
             name: "PetSpotLocationCLI",
             dependencies: [
                 "PetSpotLocationClient", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "PetSpotPOSIX",
-                argumentParser,
+                "PetSpotSettings", argumentParser,
             ],
             swiftSettings: swiftSettings
         ),

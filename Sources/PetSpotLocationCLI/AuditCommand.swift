@@ -1,8 +1,9 @@
 import ArgumentParser
 import FoundationEssentials
-import PetSpotPOSIX
 import PetSpotJSON
 import PetSpotLocation
+import PetSpotPOSIX
+import PetSpotSettings
 
 /// `petspot-location audit`: prints the daemon's audit log.
 struct AuditCommand: ParsableCommand {
@@ -15,11 +16,8 @@ struct AuditCommand: ParsableCommand {
             --json prints the JSON lines as they are. Exit 1 when the file cannot be read.
             """)
 
-    /// The default `daemon.audit_log`.
-    static let defaultPath = "/var/lib/petspot-locationd/audit.jsonl"
-
     @Option(name: .long, help: "The audit log (daemon.audit_log).")
-    var file: String = AuditCommand.defaultPath
+    var file: String = DaemonSettings.defaultAuditLogPath
 
     @Flag(name: .long, help: "Print the JSON lines as stored.")
     var json = false

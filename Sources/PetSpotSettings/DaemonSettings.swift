@@ -81,6 +81,9 @@ public struct DaemonSettings: Sendable, Hashable {
         self.auditLogMaxBytes = auditLogMaxBytes
     }
 
+    /// The default `audit_log`, in the default `state_dir`.
+    public static let defaultAuditLogPath = defaultAuditLog(stateDirectory: defaultStateDirectory)
+
     /// `<stateDirectory>/audit.jsonl`.
     public static func defaultAuditLog(stateDirectory: String) -> String {
         stateDirectory.hasSuffix("/") ? stateDirectory + "audit.jsonl" : stateDirectory + "/audit.jsonl"
