@@ -47,7 +47,7 @@ struct NMEAConsumerTests {
         // beside it by its own service. No signal reaches a test process: poll.
         let nmea = daemon.directory.file("nmea.sock")
         let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: nmea), Date() < deadline { usleep(20_000) }
+        while !RawSocket.isListening(nmea), Date() < deadline { usleep(20_000) }
         return daemon
     }
 

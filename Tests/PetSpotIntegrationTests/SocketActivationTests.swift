@@ -43,10 +43,11 @@ struct SocketActivationTests {
             activator, ["-l", passed, RepositoryPaths.executable("petspot-locationd"), "--config", config])
         defer { child.terminate() }
 
-        // systemd-socket-activate binds before it waits for the first connection.
+        // systemd-socket-activate binds and listens before it waits for the
+        // first connection (the file exists from the bind: wait for the listen).
         let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: passed) {
-            try #require(Date() < deadline, "systemd-socket-activate did not create \(passed)")
+        while !RawSocket.isListening(passed) {
+            try #require(Date() < deadline, "systemd-socket-activate did not listen on \(passed)")
             usleep(20_000)
         }
         // The first connection starts the daemon, which adopts the socket.

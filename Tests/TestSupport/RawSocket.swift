@@ -50,6 +50,18 @@ public final class RawSocket: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
+    /// Whether a Unix socket bound to `path` listens: its line in
+    /// `/proc/net/unix` carries `__SO_ACCEPTCON` (flags `00010000`). A
+    /// socket file exists from `bind`, before `listen`; a connect in between
+    /// is refused.
+    public static func isListening(_ path: String) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+        return table.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count >= 8 && fields[7] == path && fields[3] == "00010000"
+        }
+    }
+
     /// Sends `text` as is.
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
