@@ -88,14 +88,9 @@ struct JSONParser {
     private mutating func parseObject() throws(Failure) -> JSONValue {
         try enter()
         defer { depth -= 1 }
-        index += 1  // {
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
+        if opensEmpty(closedBy: UInt8(ascii: "}")) { return .object(members) }
+        repeat {
             guard current == UInt8(ascii: "\"") else { throw failure("expected a member name") }
             let key = try parseString()
             skipWhitespace()
@@ -106,42 +101,44 @@ struct JSONParser {
             guard members.updateValue(value, forKey: key) == nil else {
                 throw failure("duplicate member name \"\(key)\"")
             }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ",")?:
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "}")?:
-                index += 1
-                return .object(members)
-            default: throw failure("expected ',' or '}'")
-            }
-        }
+        } while try !closesAfterElement(closedBy: UInt8(ascii: "}"))
+        return .object(members)
     }
 
     private mutating func parseArray() throws(Failure) -> JSONValue {
         try enter()
         defer { depth -= 1 }
-        index += 1  // [
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if current == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
-        while true {
+        if opensEmpty(closedBy: UInt8(ascii: "]")) { return .array(elements) }
+        repeat {
             elements.append(try parseValue())
+        } while try !closesAfterElement(closedBy: UInt8(ascii: "]"))
+        return .array(elements)
+    }
+
+    /// Steps over a container's opening byte and the whitespace after it.
+    /// - Returns: `true`, with `close` consumed too, when the container is empty.
+    private mutating func opensEmpty(closedBy close: UInt8) -> Bool {
+        index += 1  // { or [
+        skipWhitespace()
+        guard current == close else { return false }
+        index += 1
+        return true
+    }
+
+    /// Reads what follows a member or element: `,` and whitespace (another
+    /// follows) or `close` (the container ends).
+    /// - Returns: `true` when the container ended.
+    private mutating func closesAfterElement(closedBy close: UInt8) throws(Failure) -> Bool {
+        skipWhitespace()
+        if current == UInt8(ascii: ",") {
+            index += 1
             skipWhitespace()
-            switch current {
-            case UInt8(ascii: ",")?:
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "]")?:
-                index += 1
-                return .array(elements)
-            default: throw failure("expected ',' or ']'")
-            }
+            return false
         }
+        guard current == close else { throw failure("expected ',' or '\(Character(Unicode.Scalar(close)))'") }
+        index += 1
+        return true
     }
 
     private mutating func parseString() throws(Failure) -> String {

@@ -12,6 +12,21 @@ struct AuthorizationCommand: AsyncParsableCommand {
         abstract: "Show or ask for this client's location permission, or forget a client's decision (admins).",
         subcommands: [Status.self, Request.self, Reset.self])
 
+    /// Prints the state `call` gets from the daemon (its JSON with `--json`).
+    /// - Throws: ``CLIExit`` with ``CLIExit/notAuthorized`` unless the state is
+    ///   `authorized`, or with the daemon's error.
+    static func printState(
+        _ client: ClientOptions, _ call: (LocationClient) async throws -> AuthorizationState
+    ) async throws {
+        do {
+            let state = try await call(client.makeClient())
+            print(client.json ? Output.json(WireCoding.encode(state)) : Output.describe(state))
+            if state.status != .authorized { throw CLIExit(code: CLIExit.notAuthorized, message: "") }
+        } catch let error as LocationError {
+            throw CLIExit(error)
+        }
+    }
+
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
@@ -21,13 +36,7 @@ struct AuthorizationCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            do {
-                let state = try await client.makeClient().authorizationStatus()
-                print(client.json ? Output.json(WireCoding.encode(state)) : Output.describe(state))
-                if state.status != .authorized { throw CLIExit(code: CLIExit.notAuthorized, message: "") }
-            } catch let error as LocationError {
-                throw CLIExit(error)
-            }
+            try await AuthorizationCommand.printState(client) { try await $0.authorizationStatus() }
         }
     }
 
@@ -47,13 +56,8 @@ struct AuthorizationCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            do {
-                let state = try await client.makeClient().requestAuthorization(
-                    accuracy: AccuracyAuthorization(rawValue: accuracy) ?? .full)
-                print(client.json ? Output.json(WireCoding.encode(state)) : Output.describe(state))
-                if state.status != .authorized { throw CLIExit(code: CLIExit.notAuthorized, message: "") }
-            } catch let error as LocationError {
-                throw CLIExit(error)
+            try await AuthorizationCommand.printState(client) {
+                try await $0.requestAuthorization(accuracy: AccuracyAuthorization(rawValue: accuracy) ?? .full)
             }
         }
     }

@@ -1,7 +1,8 @@
 import FoundationEssentials
 
 /// One report as the operator sees it: states, times and errors, no
-/// personal data (no contact, no position, no photo).
+/// personal data (no contact, no position, no photo). Only the outbox
+/// makes one (``Outbox/entries(states:limit:)``, ``Outbox/entry(_:)``).
 public struct OutboxEntry: Sendable, Hashable, Codable {
     /// The report id, a lowercase UUID (also the `Idempotency-Key`).
     public var id: String
@@ -28,27 +29,6 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     public var purgedAt: Date?
     /// The photo's size in bytes.
     public var photoBytes: Int
-
-    public init(
-        id: String, state: OutboxState, createdAt: Date, enqueuedAt: Date, attempts: Int, nextAttemptAt: Date?,
-        lastAttemptAt: Date?, lastStatus: Int?, lastError: String?, deliveredAt: Date?, rejectedAt: Date?,
-        backendReference: String?, purgedAt: Date?, photoBytes: Int
-    ) {
-        self.id = id
-        self.state = state
-        self.createdAt = createdAt
-        self.enqueuedAt = enqueuedAt
-        self.attempts = attempts
-        self.nextAttemptAt = nextAttemptAt
-        self.lastAttemptAt = lastAttemptAt
-        self.lastStatus = lastStatus
-        self.lastError = lastError
-        self.deliveredAt = deliveredAt
-        self.rejectedAt = rejectedAt
-        self.backendReference = backendReference
-        self.purgedAt = purgedAt
-        self.photoBytes = photoBytes
-    }
 }
 
 /// The outbox in figures, for a status page: counts and times only, no

@@ -9,46 +9,22 @@ import Glibc
 public enum UserDatabase {
     /// The user name of `uid` (`getpwuid_r`).
     public static func userName(uid: UInt32) -> String? {
-        withGrowingBuffer(start: sysconf(Int32(_SC_GETPW_R_SIZE_MAX)), limit: 1 << 20) { buffer in
-            var record = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            let status = getpwuid_r(uid, &record, &buffer, buffer.count, &result)
-            guard status == 0 else { return .failed(status) }
-            return .done(result == nil ? nil : record.pw_name.map { String(cString: $0) })
-        }
+        userEntry({ getpwuid_r(uid, $0, $1, $2, $3) }) { $0.pw_name.map { String(cString: $0) } }
     }
 
     /// The uid of the user called `name` (`getpwnam_r`).
     public static func uid(ofUser name: String) -> UInt32? {
-        withGrowingBuffer(start: sysconf(Int32(_SC_GETPW_R_SIZE_MAX)), limit: 1 << 20) { buffer in
-            var record = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            let status = getpwnam_r(name, &record, &buffer, buffer.count, &result)
-            guard status == 0 else { return .failed(status) }
-            return .done(result == nil ? nil : record.pw_uid)
-        }
+        userEntry({ getpwnam_r(name, $0, $1, $2, $3) }) { $0.pw_uid }
     }
 
-    /// The name of group `gid` (`getgrgid_r`; group entries list members, so the bound is larger).
+    /// The name of group `gid` (`getgrgid_r`).
     public static func groupName(gid: UInt32) -> String? {
-        withGrowingBuffer(start: sysconf(Int32(_SC_GETGR_R_SIZE_MAX)), limit: 1 << 22) { buffer in
-            var record = group()
-            var result: UnsafeMutablePointer<group>?
-            let status = getgrgid_r(gid, &record, &buffer, buffer.count, &result)
-            guard status == 0 else { return .failed(status) }
-            return .done(result == nil ? nil : record.gr_name.map { String(cString: $0) })
-        }
+        groupEntry({ getgrgid_r(gid, $0, $1, $2, $3) }) { $0.gr_name.map { String(cString: $0) } }
     }
 
     /// The gid of the group called `name` (`getgrnam_r`).
     public static func gid(ofGroup name: String) -> UInt32? {
-        withGrowingBuffer(start: sysconf(Int32(_SC_GETGR_R_SIZE_MAX)), limit: 1 << 22) { buffer in
-            var record = group()
-            var result: UnsafeMutablePointer<group>?
-            let status = getgrnam_r(name, &record, &buffer, buffer.count, &result)
-            guard status == 0 else { return .failed(status) }
-            return .done(result == nil ? nil : record.gr_gid)
-        }
+        groupEntry({ getgrnam_r(name, $0, $1, $2, $3) }) { $0.gr_gid }
     }
 
     /// `primary` followed by the supplementary group ids the database gives
@@ -67,6 +43,38 @@ public enum UserDatabase {
             count = max(wanted, count * 2)
         }
         return ids
+    }
+
+    /// The arguments of a reentrant lookup (`getpw*_r`, `getgr*_r`) after
+    /// its key: the record to fill, the buffer and its size, and where the
+    /// result pointer goes (`nil` when there is no such entry).
+    private typealias Lookup<Record> = (
+        UnsafeMutablePointer<Record>, UnsafeMutablePointer<CChar>, Int,
+        UnsafeMutablePointer<UnsafeMutablePointer<Record>?>
+    ) -> Int32
+
+    /// `value` of the user entry `lookup` finds.
+    private static func userEntry<Value>(_ lookup: Lookup<passwd>, _ value: (passwd) -> Value?) -> Value? {
+        entry(passwd(), bufferStart: sysconf(Int32(_SC_GETPW_R_SIZE_MAX)), limit: 1 << 20, lookup, value)
+    }
+
+    /// `value` of the group entry `lookup` finds (group entries list members, so the bound is larger).
+    private static func groupEntry<Value>(_ lookup: Lookup<group>, _ value: (group) -> Value?) -> Value? {
+        entry(group(), bufferStart: sysconf(Int32(_SC_GETGR_R_SIZE_MAX)), limit: 1 << 22, lookup, value)
+    }
+
+    /// Runs `lookup` with a buffer grown on `ERANGE` and returns `value` of
+    /// the entry it found; `nil` when there is none or it cannot be read.
+    private static func entry<Record, Value>(
+        _ empty: Record, bufferStart: Int, limit: Int, _ lookup: Lookup<Record>, _ value: (Record) -> Value?
+    ) -> Value? {
+        withGrowingBuffer(start: bufferStart, limit: limit) { buffer in
+            var record = empty
+            var result: UnsafeMutablePointer<Record>?
+            let status = lookup(&record, &buffer, buffer.count, &result)
+            guard status == 0 else { return .failed(status) }
+            return .done(result == nil ? nil : value(record))
+        }
     }
 
     private enum Attempt<Value> {

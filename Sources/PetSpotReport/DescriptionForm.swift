@@ -109,7 +109,8 @@ public struct DescriptionForm: Sendable, Hashable {
     }
 }
 
-/// The checked values of a ``DescriptionForm``.
+/// The checked values of a ``DescriptionForm``: only
+/// ``DescriptionForm/validated(today:)`` makes one.
 public struct PetDescription: Sendable, Hashable, Codable {
     public var date: CalendarDate
     public var species: Species
@@ -121,20 +122,6 @@ public struct PetDescription: Sendable, Hashable, Codable {
     public var longitude: Double?
     /// Trimmed; `nil` when not given.
     public var description: String?
-
-    public init(
-        date: CalendarDate, species: Species, race: String?, gender: Gender, age: Int?, latitude: Double?,
-        longitude: Double?, description: String?
-    ) {
-        self.date = date
-        self.species = species
-        self.race = race
-        self.gender = gender
-        self.age = age
-        self.latitude = latitude
-        self.longitude = longitude
-        self.description = description
-    }
 }
 
 /// Every error of a "Continue" pass at once.

@@ -58,17 +58,12 @@ public struct FoundPetAnnouncement: Sendable, Hashable, Codable {
 
     /// Compact JSON with sorted keys, dates as ISO 8601 UTC: the exact bytes sent.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return try encoder.encode(self)
+        try ReportJSON.encode(self, pretty: false)
     }
 
     /// Decodes bytes written by ``jsonData()``.
     public static func decode(_ data: Data) throws -> FoundPetAnnouncement {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(FoundPetAnnouncement.self, from: data)
+        try ReportJSON.decode(FoundPetAnnouncement.self, from: data)
     }
 }
 

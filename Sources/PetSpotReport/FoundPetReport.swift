@@ -61,16 +61,11 @@ public struct FoundPetReport: Sendable, Hashable, Codable {
 
     /// The report as pretty-printed JSON with sorted keys.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return try encoder.encode(self)
+        try ReportJSON.encode(self, pretty: true)
     }
 
     /// Decodes a report written by ``jsonData()``.
     public static func decode(_ data: Data) throws -> FoundPetReport {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(FoundPetReport.self, from: data)
+        try ReportJSON.decode(FoundPetReport.self, from: data)
     }
 }

@@ -88,26 +88,11 @@ public struct FoundPetConsole: Sendable {
         var flow = FoundPetFlow()
         do {
             say("Report a found pet — step 1 of 3: \(FoundPetStep.photo.title)")
-            while true {
-                try await askPhoto(&flow)
-                let errors = flow.continue(today: today())
-                if errors.isEmpty { break }
-                errors.forEach { say($0.message) }
-            }
+            try await completeStep(&flow) { try await askPhoto(&$0) }
             say("Step 2 of 3: \(FoundPetStep.details.title)")
-            while true {
-                try await askDetails(&flow.details)
-                let errors = flow.continue(today: today())
-                if errors.isEmpty { break }
-                errors.forEach { say($0.message) }
-            }
+            try await completeStep(&flow) { try await askDetails(&$0.details) }
             say("Step 3 of 3: \(FoundPetStep.contact.title)")
-            while true {
-                try await askContact(&flow.contact)
-                let errors = flow.continue(today: today())
-                if errors.isEmpty { break }
-                errors.forEach { say($0.message) }
-            }
+            try await completeStep(&flow) { try await askContact(&$0.contact) }
             while let missing = flow.checkPhoto() {
                 say(missing.message)
                 try await askPhoto(&flow)
@@ -130,6 +115,19 @@ public struct FoundPetConsole: Sendable {
     }
 
     // MARK: Steps
+
+    /// Asks for the current step's fields with `ask` until "Continue" passes,
+    /// printing the errors of each failed pass.
+    private func completeStep(
+        _ flow: inout FoundPetFlow, ask: (inout FoundPetFlow) async throws -> Void
+    ) async throws {
+        while true {
+            try await ask(&flow)
+            let errors = flow.continue(today: today())
+            if errors.isEmpty { return }
+            errors.forEach { say($0.message) }
+        }
+    }
 
     private func askPhoto(_ flow: inout FoundPetFlow) async throws {
         while true {

@@ -39,6 +39,22 @@ struct JSONParserTests {
         #expect(throws: (any Error).self) { try JSONValue.parse(bytes: Array(text.utf8)) }
     }
 
+    /// What the parser says where an array or object goes wrong, and at which byte.
+    @Test(arguments: [
+        ("[1 2]", "expected ',' or ']' at byte 3"),
+        ("[1", "expected ',' or ']' at byte 2"),
+        ("[1,]", "unexpected character at byte 3"),
+        ("[", "unexpected end of input at byte 1"),
+        (#"{"a":1 "b":2}"#, "expected ',' or '}' at byte 7"),
+        (#"{"a":1,}"#, "expected a member name at byte 7"),
+        (#"{"a" 1}"#, "expected ':' at byte 5"),
+        ("{", "expected a member name at byte 1"),
+    ])
+    func containerFailuresSayWhere(_ text: String, _ message: String) {
+        let error = #expect(throws: (any Error).self) { try JSONValue.parse(bytes: Array(text.utf8)) }
+        #expect(error.map { String(describing: $0) } == message)
+    }
+
     @Test func rejectsInvalidUTF8() {
         #expect(throws: (any Error).self) { try JSONValue.parse(bytes: [0x22, 0xC3, 0x28, 0x22]) }
         #expect(throws: (any Error).self) { try JSONValue.parse(bytes: [0x22, 0xFF, 0x22]) }
