@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "PetSpotGpsd",
             dependencies: [
-                "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotPOSIX", "PetSpotSettings", "CLibGPS", logging,
+                "PetSpotLinux", "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotPOSIX", "PetSpotSettings", "CLibGPS", logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -113,8 +113,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // POSIX pieces several modules need: the user/group databases, bounded reads of small files.
-        .target(name: "PetSpotPOSIX", dependencies: ["CSockDiag", "CMalloc"], swiftSettings: swiftSettings),
+        // POSIX pieces several modules need: the user/group databases, bounded reads of small files. No C code.
+        .target(name: "PetSpotPOSIX", swiftSettings: swiftSettings),
+        // Linux and glibc pieces: the owner of a loopback TCP connection (netlink sock_diag), glibc's heap
+        // figures and returning its free pages to the kernel (malloc_trim, madvise).
+        .target(name: "PetSpotLinux", dependencies: ["PetSpotPOSIX", "CSockDiag", "CMalloc"], swiftSettings: swiftSettings),
         .target(name: "PetSpotPolicy", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
         // A fix as NMEA 0183 sentences (GeoClue's nmea-socket source, gpsd).
         .target(name: "PetSpotNMEA", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
@@ -135,7 +138,7 @@ let package = Package(
         .target(
             name: "PetSpotDaemon",
             dependencies: [
-                "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotNMEA",
+                "PetSpotLinux", "PetSpotLocation", "PetSpotFixHub", "PetSpotJSON", "PetSpotNMEA",
                 "PetSpotPolicy", "PetSpotPOSIX", "PetSpotProtocol", "PetSpotSettings", "PetSpotSystemd", "CProcessPin",
                 logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -197,7 +200,7 @@ let package = Package(
         .target(
             name: "PetSpotKiosk",
             dependencies: [
-                "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox",
+                "PetSpotLinux", "PetSpotReport", "PetSpotPhotoCleaning", "PetSpotLocation", "PetSpotKioskConfiguration", "PetSpotOutbox",
                 "PetSpotPOSIX", logging, .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -216,7 +219,7 @@ let package = Package(
         .target(
             name: "PetSpotKioskApp",
             dependencies: [
-                "PetSpotKiosk", "PetSpotPhotoCleaning", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotSettings",
+                "PetSpotLinux", "PetSpotKiosk", "PetSpotPhotoCleaning", "PetSpotKioskConfiguration", "PetSpotConfiguration", "PetSpotSettings",
                 "PetSpotOutbox", "PetSpotDelivery",
                 "PetSpotLocationClient", "PetSpotReport", "PetSpotMetricsFile", "PetSpotPOSIX", argumentParser, logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -290,7 +293,9 @@ let package = Package(
         .testTarget(
             name: "PetSpotNMEATests", dependencies: ["PetSpotNMEA", "PetSpotLocation"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PetSpotPOSIXTests", dependencies: ["PetSpotPOSIX", "TestSupport", "CMalloc"],
+            name: "PetSpotPOSIXTests", dependencies: ["PetSpotPOSIX"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PetSpotLinuxTests", dependencies: ["PetSpotLinux", "PetSpotPOSIX", "TestSupport", "CMalloc"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotFixHubTests",
@@ -334,7 +339,7 @@ let package = Package(
         .testTarget(
             name: "PetSpotConfigurationTests",
             dependencies: [
-                "PetSpotConfiguration", "PetSpotSettings", "PetSpotPolicy", "PetSpotLocation", "PetSpotPOSIX", "TestSupport",
+                "PetSpotLinux", "PetSpotConfiguration", "PetSpotSettings", "PetSpotPolicy", "PetSpotLocation", "PetSpotPOSIX", "TestSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -364,7 +369,7 @@ let package = Package(
         .testTarget(
             name: "PetSpotDaemonTests",
             dependencies: [
-                "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
+                "PetSpotLinux", "PetSpotDaemon", "PetSpotPolicy", "PetSpotLocation", "PetSpotProtocol", "PetSpotJSON", "TestSupport",
                 "PetSpotFixHub", "PetSpotSimulatedSource", "PetSpotStaticSource", "PetSpotPOSIX",
                 "DaemonTestSupport", "PetSpotDaemonApp", "PetSpotConfiguration", "PetSpotSettings", logging,
                 .product(name: "InMemoryLogging", package: "swift-log"),

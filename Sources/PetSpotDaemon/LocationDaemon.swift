@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import PetSpotLinux
 import PetSpotFixHub
 import PetSpotLocation
 import PetSpotPOSIX

@@ -1,4 +1,5 @@
 import Glibc
+import PetSpotLinux
 import PetSpotPOSIX
 
 /// Who is at the other end of a loopback connection to "gpsd".

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Hummingbird
 import Logging
+import PetSpotLinux
 import PetSpotConfiguration
 import PetSpotDelivery
 import PetSpotKiosk

@@ -1,3 +1,4 @@
+import PetSpotLinux
 import PetSpotConfiguration
 import PetSpotPOSIX
 import Testing

@@ -4,6 +4,7 @@ import Metrics
 import MetricsTestKit
 import NIOPosix
 @testable import PetSpotDaemon
+import PetSpotLinux
 import PetSpotFixHub
 import PetSpotJSON
 import PetSpotLocation

@@ -1,5 +1,6 @@
 import Logging
 import Metrics
+import PetSpotLinux
 import PetSpotFixHub
 import PetSpotJSON
 import PetSpotLocation

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import NIOCore
+import PetSpotLinux
 import PetSpotOutbox
 import PetSpotPOSIX
 

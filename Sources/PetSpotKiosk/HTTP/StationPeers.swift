@@ -3,6 +3,7 @@ import HummingbirdCore
 import Logging
 import Metrics
 import NIOCore
+import PetSpotLinux
 import PetSpotPOSIX
 import Synchronization
 

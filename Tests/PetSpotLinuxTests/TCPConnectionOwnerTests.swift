@@ -1,3 +1,4 @@
+import PetSpotLinux
 import PetSpotPOSIX
 import Testing
 

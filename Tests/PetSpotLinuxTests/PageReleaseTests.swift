@@ -1,4 +1,4 @@
-import PetSpotPOSIX
+import PetSpotLinux
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import CSockDiag
+public import PetSpotPOSIX
 
 import Glibc
 

@@ -1,7 +1,8 @@
 import Glibc
 import CMalloc
 import Foundation
-@testable import PetSpotPOSIX
+@testable import PetSpotLinux
+import PetSpotPOSIX
 import Synchronization
 import Testing
 import TestSupport

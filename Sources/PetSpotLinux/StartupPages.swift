@@ -4,6 +4,7 @@ import CMalloc
 #elseif canImport(Musl)
 import Musl
 #endif
+import PetSpotPOSIX
 import Synchronization
 
 /// Drops this process's page mappings of clean, read-only, file-backed
