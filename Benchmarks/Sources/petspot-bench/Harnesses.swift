@@ -62,13 +62,23 @@ struct DaemonHarness {
     }
 
     /// Waits until the socket answers `location.get` with a fix.
+    ///
+    /// Each probe asks with a 1 s timeout. A request that waits for a fix
+    /// and is answered before its deadline leaves NIO's timer descriptor
+    /// armed for that deadline (`SelectorEpoll` re-arms it only for an
+    /// earlier one), so a loop wakes once when it passes; with the default
+    /// 10 s that wake-up fell inside the first wake-up window, which opens
+    /// 1 s after this returns, and was counted as the daemon's.
     func waitForFix(timeout: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeout)
+        let probe = #"{"jsonrpc":"2.0","id":1,"method":"location.get","params":{"maxAge":5,"timeout":1}}"# + "\n"
         while Date() < deadline {
             guard process.isRunning else { throw BenchError("\(process.name) exited at start (see its log)") }
             if let reader = LoadGenerator.open(.unix(socket), exchange: .locationGet) {
                 defer { close(reader.fd) }
-                if LoadGenerator.exchangeOnce(reader, exchange: .locationGet, id: 1) == true { return }
+                if Sockets.writeAll(reader.fd, probe), let line = reader.readLine(), line.contains("\"result\"") {
+                    return
+                }
             }
             usleep(100_000)
         }
