@@ -102,7 +102,7 @@ let package = Package(
 
         // MARK: Daemon building blocks
         // The daemon's configuration as values (`[daemon]`, `[source]`, `[nmea]`, `[metrics]`): what the
-        // TOML reader fills and the server, the gpsd reader and the metrics writer read. No TOML here.
+        // TOML reader fills and the socket server, the NMEA socket and the gpsd reader read. No TOML here.
         .target(name: "PetSpotSettings", dependencies: ["PetSpotLocation", "PetSpotPolicy"], swiftSettings: swiftSettings),
         // The TOML reader and writer for those values, with their errors (which key, which line).
         .target(

@@ -267,7 +267,7 @@ struct DaemonTableParser {
         {
             settings.reconnectMax = cap
         }
-        if let device = table.string("device", errors: &errors), !device.isEmpty { settings.device = device }
+        if let device = table.string("device", errors: &errors) { settings.device = device }
         if let silence = table.duration(
             "silence_timeout", maximum: ConfigurationLoader.maximumDurationSeconds, errors: &errors)
         {

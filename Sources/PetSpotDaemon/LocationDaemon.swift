@@ -1,8 +1,8 @@
 import Logging
 import NIOCore
 import NIOPosix
-import PetSpotLinux
 import PetSpotFixHub
+import PetSpotLinux
 import PetSpotLocation
 import PetSpotPOSIX
 public import PetSpotSettings

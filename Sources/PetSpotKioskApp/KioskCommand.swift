@@ -3,11 +3,11 @@ import FoundationEssentials
 import Glibc
 import Hummingbird
 import Logging
-import PetSpotLinux
 import PetSpotConfiguration
 import PetSpotDelivery
 import PetSpotKiosk
 import PetSpotKioskConfiguration
+import PetSpotLinux
 import PetSpotLocationClient
 import PetSpotMetricsFile
 import PetSpotOutbox

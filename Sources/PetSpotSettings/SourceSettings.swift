@@ -68,8 +68,12 @@ public struct GpsdSettings: Sendable, Hashable {
     public var port: Int
     /// Cap of the reconnect backoff.
     public var reconnectMax: Duration
-    /// Only fixes from this device path; `nil` (or `""` given to the initializer) takes every device.
-    public var device: String?
+    /// Only fixes from this device path; `nil` takes every device, and so
+    /// does `""`, which is stored as `nil` (a filter on the empty path would
+    /// drop every report).
+    public var device: String? {
+        didSet { if device?.isEmpty == true { device = nil } }
+    }
     /// No-data watchdog.
     public var silenceTimeout: Duration
     /// Besides root, the user whose loopback gpsd socket is trusted.

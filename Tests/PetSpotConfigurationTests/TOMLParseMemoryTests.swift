@@ -1,5 +1,5 @@
-import PetSpotLinux
 import PetSpotConfiguration
+import PetSpotLinux
 import PetSpotPOSIX
 import Testing
 

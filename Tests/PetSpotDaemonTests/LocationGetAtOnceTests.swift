@@ -4,17 +4,17 @@ import Metrics
 import MetricsTestKit
 import NIOPosix
 @testable import PetSpotDaemon
-import PetSpotLinux
 import PetSpotFixHub
 import PetSpotJSON
+import PetSpotLinux
 import PetSpotLocation
 import PetSpotPOSIX
 import PetSpotPolicy
 import PetSpotProtocol
 import PetSpotStaticSource
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// `location.get` answered at once on the event loop
 /// (``Dispatcher/locationGetAtOnce(_:session:reusing:)``) gives exactly what

@@ -158,6 +158,10 @@ struct GpsdReportTests {
         #expect(settings.silenceTimeout == .seconds(10))
         #expect(settings.owner == "gpsd")
         #expect(settings.device == nil, "an empty device means any device")
+        var changed = GpsdSettings(device: "/dev/ttyACM0")
+        #expect(changed.device == "/dev/ttyACM0")
+        changed.device = ""
+        #expect(changed.device == nil, "an empty device set later means any device too")
         #expect(GpsdFixProducer(settings: settings).initialReconnectDelay == .milliseconds(250))
     }
 }

@@ -75,8 +75,7 @@ extension SocketServer where Role == NMEAConsumers {
     ) {
         self.init(
             role: NMEAConsumers(settings: settings, dispatcher: dispatcher), path: settings.socket,
-            mode: settings.socketMode,
-            socketGroup: settings.socketGroup, dispatcher: dispatcher, logger: logger, group: group,
-            identityResolver: identityResolver)
+            mode: settings.socketMode, socketGroup: settings.socketGroup, dispatcher: dispatcher, logger: logger,
+            group: group, identityResolver: identityResolver)
     }
 }

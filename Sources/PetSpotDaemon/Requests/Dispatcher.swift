@@ -1,8 +1,8 @@
 import Logging
 import Metrics
-import PetSpotLinux
 import PetSpotFixHub
 import PetSpotJSON
+import PetSpotLinux
 import PetSpotLocation
 import PetSpotPOSIX
 import PetSpotProtocol
