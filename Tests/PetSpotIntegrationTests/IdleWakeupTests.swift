@@ -49,7 +49,18 @@ import TestSupport
     /// requests left behind, such as an audit fsync finishing late on a busy
     /// disk, or a libdispatch worker leaving after 5 s idle), at most 30.
     /// A periodic wake-up (the 1/s monitor) never settles, or shows in the 5 s.
-    static func expectNoWakeUp(_ daemon: DaemonProcess) async throws {
+    ///
+    /// With `lastDeadline`, settling starts only once that instant has passed:
+    /// a timed wait the daemon cancelled (a `location.get` answered before its
+    /// timeout) still wakes one loop once at its deadline, because NIO re-arms
+    /// its timerfd only for an earlier deadline and never disarms it
+    /// (swift-nio `SelectorEpoll`, `blockUntilTimeout`). The promise is that
+    /// nothing wakes after the last deadline the requests set, and never again.
+    static func expectNoWakeUp(_ daemon: DaemonProcess, after lastDeadline: ContinuousClock.Instant? = nil) async throws {
+        if let lastDeadline {
+            // The event waited for is that deadline itself, a clock instant.
+            try await Task.sleep(until: lastDeadline, clock: .continuous)
+        }
         for _ in 0..<30 {
             if try await wakeUps(of: daemon.child.pid, over: 1).isEmpty { break }
         }
@@ -107,8 +118,10 @@ import TestSupport
         defer { daemon.stop() }
         let timedOut = try daemon.cli(["get", "--max-age", "0", "--timeout", "1"])
         #expect(timedOut.status == 4, "\(timedOut.stdout) \(timedOut.stderr)")
-        let answered = try daemon.cli(["get", "--max-age", "0", "--timeout", "30"])
+        let answered = try daemon.cli(["get", "--max-age", "0", "--timeout", "10"])
+        // The daemon set the get's deadline before the client had its answer.
+        let answeredDeadline = ContinuousClock.now + .seconds(10)
         #expect(answered.status == 0, "\(answered.stderr)")
-        try await Self.expectNoWakeUp(daemon)
+        try await Self.expectNoWakeUp(daemon, after: answeredDeadline)
     }
 }
