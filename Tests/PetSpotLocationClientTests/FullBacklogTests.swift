@@ -35,7 +35,10 @@ struct FullBacklogTests {
             break
         }
 
-        let client = LocationClient(socketPath: path)
+        // Limits well past the waits below (up to 30 s to see the client
+        // wait, on a loaded machine): with the default 10 s to send, a slow
+        // look at /proc ended the call before the listener was handed over.
+        let client = LocationClient(socketPath: path, answerLimit: .seconds(90), sendLimit: .seconds(90))
         let call = Task { () -> Result<JSONValue, LocationError> in
             do throws(LocationError) { return .success(try await client.daemonStatus()) } catch {
                 return .failure(error)
