@@ -4,9 +4,11 @@
 gpsd 3.22 under `gpsfake -n` plays the same-information stream (GGA + GSA +
 RMC per fix, as petspot-bench's SameInformationLog) at RATE fixes a second;
 a relay reads it as gpsd's only client: the daemon (`kind = "gpsd"`,
-everyone authorized) or the relay floor (`petspot-bench relay-floor`).
-WATCHERS connections watch it. The relay runs under
-`valgrind --tool=callgrind --instr-atstart=no`; once every watcher gets
+everyone authorized), the relay floor (`petspot-bench relay-floor`) or the
+floor with the daemon's threads (`petspot-bench handoff-floor`).
+WATCHERS connections watch it (0: one connects to see the relay up, then
+leaves, and the window is FIXES / RATE seconds of the wall clock). The
+relay runs under `valgrind --tool=callgrind --instr-atstart=no`; once every watcher gets
 fixes, `callgrind_control -i on`, then `-i off` after FIXES fixes reached
 every watcher, then a dump (`OUTDIR/callgrind.out.1`): its total divided by
 FIXES is the relay's user-space instructions per fix. valgrind 3.19 cannot
@@ -17,8 +19,8 @@ process's life, OUTDIR/strace.txt); ending in `-cpu`, on its own, and the
 script prints each thread's time on CPU (schedstat: user and kernel) per
 fix over the same window (wall-clock: needs a quiet machine).
 
-usage: watch-callgrind.py daemon|floor[-strace|-cpu] WATCHERS FIXES RATE OUTDIR BINARY
-  BINARY: petspot-locationd for `daemon`, petspot-bench for `floor`.
+usage: watch-callgrind.py daemon|floor|handoff[-strace|-cpu] WATCHERS FIXES RATE OUTDIR BINARY
+  BINARY: petspot-locationd for `daemon`, petspot-bench for `floor` and `handoff`.
 """
 import os, sys, socket, subprocess, time, select, json, signal
 
@@ -100,7 +102,7 @@ port = {port}
 ''')
     cmd = vg + [binary, "--config", toml, "--log-level", "info"]
 else:
-    cmd = vg + [binary, "relay-floor", "--unix", sock, "--gpsd-port", str(port)]
+    cmd = vg + [binary, {"floor": "relay-floor", "handoff": "handoff-floor"}[kind], "--unix", sock, "--gpsd-port", str(port)]
 relay = subprocess.Popen(cmd, stdout=open(os.path.join(out, "relay.log"), "w"), stderr=subprocess.STDOUT, start_new_session=True)
 procs.append(relay)
 
@@ -122,7 +124,8 @@ while True:
     except OSError:
         if time.time() > deadline: print("relay never came up"); cleanup(); sys.exit(1)
         time.sleep(0.5)
-watchers = [first] + [connect_watcher() for _ in range(n - 1)]
+if n == 0: first.close()
+watchers = ([first] if n > 0 else []) + [connect_watcher() for _ in range(n - 1)]
 for w in watchers: w.setblocking(False)
 counts = {w.fileno(): 0 for w in watchers}
 poller = select.epoll()
@@ -152,19 +155,20 @@ def threads():
 cpu_before = threads() if cpu else {}
 before = sum(counts.values())
 t0 = time.time()
-while sum(counts.values()) - before < fixes * n:
+while sum(counts.values()) - before < fixes * n or (n == 0 and time.time() - t0 < fixes / rate):
     pump(0.05)
 if not strace and not cpu: subprocess.run(["callgrind_control", "-i", "off", str(relay.pid)], stdout=subprocess.DEVNULL, check=True)
 elapsed = time.time() - t0
 delivered = sum(counts.values()) - before
+fixes_seen = delivered / n if n else round(elapsed * rate)
 per_thread = {}
 for tid, (name, ns) in (threads() if cpu else {}).items():
     per_thread[name] = per_thread.get(name, 0) + ns - cpu_before.get(tid, (name, 0))[1]
 pump(0.5)
 if not strace and not cpu: subprocess.run(["callgrind_control", "-d", str(relay.pid)], stdout=subprocess.DEVNULL)
 time.sleep(1)
-print(json.dumps({"kind": kind, "watchers": n, "rate": rate, "delivered": delivered, "fixes": delivered / n, "seconds": round(elapsed, 1),
-                  **({"cpu_us_per_fix": {k: round(v / 1000 / (delivered / n), 1) for k, v in sorted(per_thread.items()) if v},
+print(json.dumps({"kind": kind, "watchers": n, "rate": rate, "delivered": delivered, "fixes": fixes_seen, "seconds": round(elapsed, 1),
+                  **({"cpu_us_per_fix": {k: round(v / 1000 / fixes_seen, 1) for k, v in sorted(per_thread.items()) if v},
                       "loadavg": open("/proc/loadavg").read().split()[0]} if cpu else {})}))
 for w in watchers: w.close()
 cleanup()

@@ -15,7 +15,7 @@ struct PetSpotBench: AsyncParsableCommand {
             (the daemon, then a plain write-loop floor, with the reader's own CPU per line),
             RSS, and CPU while idle.
             """,
-        subcommands: [Run.self, Micro.self, OutboxHarness.self, Floor.self, Relay.self],
+        subcommands: [Run.self, Micro.self, OutboxHarness.self, Floor.self, Relay.self, HandoffRelay.self],
         defaultSubcommand: Run.self)
 }
 
@@ -53,5 +53,22 @@ extension PetSpotBench {
         @Option(help: "gpsd's loopback TCP port.") var gpsdPort: UInt16
 
         func run() throws { RelayFloor.serve(unix, gpsdPort: gpsdPort) }
+    }
+}
+
+extension PetSpotBench {
+    /// Internal: the watch path's floor with the daemon's threads (``HandoffFloor``), run as a child process of `run`.
+    struct HandoffRelay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "handoff-floor",
+            abstract: "Relay gpsd's TPVs to Unix-socket watchers through writer threads (the daemon-shaped floor).",
+            shouldDisplay: false)
+
+        @Option(help: "Unix socket path the watchers connect to.") var unix: String
+        @Option(help: "gpsd's loopback TCP port.") var gpsdPort: UInt16
+        @Option(help: "Writer threads (the daemon has one event loop per core).")
+        var writers: Int = ProcessInfo.processInfo.activeProcessorCount
+
+        func run() throws { HandoffFloor.serve(unix, gpsdPort: gpsdPort, writers: writers) }
     }
 }

@@ -75,6 +75,8 @@ extension PetSpotBench {
         var latencySeconds: Double = 20
         @Option(help: "Wake-ups: seconds per window.")
         var wakeSeconds: Double = 15
+        @Flag(help: "Watch path: also measure the floor with the daemon's threads (a reader, a writer per core).")
+        var handoffFloor = false
         @Option(help: "The watch path's gpsd port.")
         var watchGpsdPort: UInt16 = 29_472
 
@@ -117,7 +119,8 @@ extension PetSpotBench {
                 }
                 let rates = list(watchRates)
                 let watch = WatchBench(
-                    daemonBinary: daemonBinary, ownPath: ownPath, directory: directory, port: watchGpsdPort,
+                    daemonBinary: daemonBinary, ownPath: ownPath, handoffFloor: handoffFloor, directory: directory,
+                    port: watchGpsdPort,
                     rates: rates,
                     counts: list(watchCounts), large: watchLarge, latencyRate: rates.max() ?? 10,
                     latencyCounts: list(latencyCounts), slowWindow: watchSeconds, fastWindow: watchSecondsFast,

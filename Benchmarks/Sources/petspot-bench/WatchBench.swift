@@ -8,6 +8,8 @@ struct WatchBench {
     var daemonBinary: String
     /// This executable: the relay floor (``RelayFloor``) runs as its child.
     var ownPath: String
+    /// Also measures ``HandoffFloor`` beside ``RelayFloor``.
+    var handoffFloor = false
     var directory: String
     var port: UInt16
     /// Receiver rates, fixes per second.
@@ -108,30 +110,43 @@ struct WatchBench {
             guard daemon.process.isRunning else { throw BenchError("the gpsd-source daemon died") }
         }
         // The floor: the least a relay can do (one thread, no parse), measured the same way.
-        let relaySocket = "\(directory)/relay-\(rate)hz.sock"
+        try runRelay(.floor, subcommand: "relay-floor", rate: rate, gpsd: gpsd, into: &report)
+        // The same relay with the daemon's threads (a reader and a writer per core), if asked.
+        if handoffFloor {
+            try runRelay(.handoff, subcommand: "handoff-floor", rate: rate, gpsd: gpsd, into: &report)
+        }
+    }
+
+    /// Measures a relay floor of this executable (`subcommand`, gpsd's only
+    /// client while it runs) as the daemon is measured, its rows as `path`.
+    private func runRelay(
+        _ path: WatchReport.Path, subcommand: String, rate: Int, gpsd: GpsdHarness, into report: inout WatchReport
+    ) throws {
+        let seconds = window(rate)
+        let relaySocket = "\(directory)/\(subcommand)-\(rate)hz.sock"
         let relay = try ManagedProcess(
-            name: "relay floor", executable: ownPath,
-            arguments: ["relay-floor", "--unix", relaySocket, "--gpsd-port", String(gpsd.port)], pin: nil)
+            name: path.rawValue, executable: ownPath,
+            arguments: [subcommand, "--unix", relaySocket, "--gpsd-port", String(gpsd.port)], pin: nil)
         defer { relay.stop() }
         try waitForSocket(relaySocket, of: relay)
         let relayed = [gpsd.gpsd, relay]
         for count in counts {
-            log("watch path: \(count) watchers on the relay floor, \(rate) Hz, \(seconds) s")
+            log("watch path: \(count) watchers on the \(path.rawValue), \(rate) Hz, \(seconds) s")
             let measured = try measure(.daemon(relaySocket), count: count, seconds: seconds, processes: relayed)
-            report.rows.append(.init(rate: rate, watchers: count, path: .floor, window: measured))
+            report.rows.append(.init(rate: rate, watchers: count, path: path, window: measured))
         }
         if rate == latencyRate {
             for count in latencyCounts {
                 log(
-                    "latency: \(count) watchers on the relay floor + 1 direct gpsd client, \(rate) Hz, \(latencyWindow) s"
+                    "latency: \(count) watchers on the \(path.rawValue) + 1 direct gpsd client, \(rate) Hz, \(latencyWindow) s"
                 )
                 let measured = try measure(
                     .daemon(relaySocket), count: count, seconds: latencyWindow, processes: relayed,
                     referenceGpsdPort: gpsd.port)
-                report.latency.append(.init(rate: rate, watchers: count, path: .floor, window: measured))
+                report.latency.append(.init(rate: rate, watchers: count, path: path, window: measured))
             }
         }
-        guard relay.isRunning else { throw BenchError("the relay floor died") }
+        guard relay.isRunning else { throw BenchError("the \(path.rawValue) died") }
     }
 
     /// Waits (at most 10 s) until `path` accepts a connection.
@@ -170,6 +185,8 @@ struct WatchReport {
         case daemon = "daemon"
         /// ``RelayFloor``: the least a relay between gpsd and the watchers can do.
         case floor = "relay floor"
+        /// ``HandoffFloor``: the same with the daemon's threads (a reader, a writer per core).
+        case handoff = "handoff floor"
     }
 
     struct Row {
@@ -211,10 +228,12 @@ struct WatchReport {
         if let failure { out += "\n**The watch steps stopped early: \(failure)**\n" }
         if !rows.isEmpty {
             out += "\n### Watch path: CPU per delivered update, gpsd + daemon\n\n"
+            let handoff = rows.contains { $0.path == .handoff }
             out += "| receiver | watchers | path | updates | updates/s | updates per fix per watcher | "
-            out +=
-                "gpsd CPU ms | daemon (or floor) CPU ms | µs per update | (stat ticks) | ÷ direct | ÷ floor | target | loadavg |\n"
-            out += "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n"
+            out += "gpsd CPU ms | daemon (or floor) CPU ms | µs per update | (stat ticks) | ÷ direct | ÷ floor | "
+            out += (handoff ? "÷ handoff floor | " : "") + "target | loadavg |\n"
+            out += "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            out += (handoff ? "---:|" : "") + "---|---|\n"
             for row in rows {
                 let window = row.window
                 let daemon = Self.daemonName(window)
@@ -231,20 +250,28 @@ struct WatchReport {
                 {
                     ratio = String(format: "**%.2f×**", mine / theirs)
                 }
-                // Issue 40: the daemon's CPU per update against the relay floor's in the same run.
+                // Issue 40: the daemon's CPU per update against the relay floor's in the same run
+                // (and the hand-off floor's against it); the daemon's against the hand-off floor's.
+                let against = { (floor: WatchReport.Path) -> Double? in
+                    guard let mine = perUpdate,
+                        let other = rows.first(where: {
+                            $0.path == floor && $0.rate == row.rate && $0.watchers == row.watchers
+                        }),
+                        let relay = Self.daemonName(other.window),
+                        let theirs = other.window.cpuPerUpdate(["gpsd", relay]), theirs > 0
+                    else { return nil }
+                    return mine / theirs
+                }
                 var floorRatio = ""
-                if row.path == .daemon, let mine = perUpdate,
-                    let floor = rows.first(where: {
-                        $0.path == .floor && $0.rate == row.rate && $0.watchers == row.watchers
-                    }),
-                    let relay = Self.daemonName(floor.window),
-                    let theirs = floor.window.cpuPerUpdate(["gpsd", relay]), theirs > 0
-                {
-                    let value = mine / theirs
+                var handoffRatio = ""
+                if row.path == .daemon || row.path == .handoff, let value = against(.floor) {
                     floorRatio = String(format: "**%.2f×**", value)
-                    if row.watchers >= 10 {
+                    if row.path == .daemon, row.watchers >= 10 {
                         target = value <= 1.25 ? "≤ 1.25× floor: met" : "≤ 1.25× floor: **missed**"
                     }
+                }
+                if row.path == .daemon, let value = against(.handoff) {
+                    handoffRatio = String(format: "**%.2f×**", value)
                 }
                 let fixes = max(window.fixes, 1)
                 out += "| \(row.rate) Hz | \(row.watchers) | \(row.path.rawValue) | \(window.updates) | "
@@ -254,7 +281,8 @@ struct WatchReport {
                 out += (perUpdate.map { String(format: "%.1f", $0) } ?? "–") + " | "
                 out +=
                     (window.updates > 0 ? String(format: "%.1f", Double(ticks) / 1000 / Double(window.updates)) : "–")
-                out += " | \(ratio) | \(floorRatio) | \(target) | \(window.loadAverage) |\n"
+                out += " | \(ratio) | \(floorRatio) | " + (handoff ? "\(handoffRatio) | " : "")
+                out += "\(target) | \(window.loadAverage) |\n"
             }
             out += "\nCPU is every thread's time on CPU over the window (/proc/PID/task/*/schedstat, ns); "
             out += "(stat ticks) is the same from utime + stime of /proc/PID/stat, in 10 ms ticks, too coarse at 1 Hz. "
@@ -263,6 +291,11 @@ struct WatchReport {
             out += "relay floor: gpsd's only client is the least a relay can be (one thread reads gpsd and writes each "
             out += "TPV's time in a `location.update`-sized line to every watcher, no parse: `RelayFloor`). "
             out += "No relay, the daemon included, can do better than the floor's ratio on this box.\n"
+            if handoff {
+                out += "handoff floor: the same relay with the daemon's threads (`HandoffFloor`): a reader thread "
+                out += "hands each line to a writer per core (a queue, an eventfd wake-up, epoll_wait), each writing "
+                out += "to its half of the watchers; no parse. No relay shaped like the daemon can do better.\n"
+            }
         }
         if let clientLimit { out += "\ngpsd's client limit (MAX_CLIENTS): \(clientLimit).\n" }
         if !latency.isEmpty {
@@ -278,9 +311,18 @@ struct WatchReport {
                 }?.window.added?.percentile(0.99)
                 var over = ""
                 var target = "(floor)"
+                if row.path == .handoff, let floorP99, !floorP99.isNaN, !p99.isNaN {
+                    over = String(format: "%+.0f µs", p99 - floorP99)
+                    target = "(handoff floor)"
+                }
                 if row.path == .daemon {
                     if let floorP99, !floorP99.isNaN, !p99.isNaN {
                         over = String(format: "%+.0f µs", p99 - floorP99)
+                    }
+                    if let handoffP99 = latency.first(where: {
+                        $0.path == .handoff && $0.rate == row.rate && $0.watchers == row.watchers
+                    })?.window.added?.percentile(0.99), !handoffP99.isNaN, !p99.isNaN {
+                        over += String(format: " (handoff floor's %+.0f µs)", p99 - handoffP99)
                     }
                     if p99.isNaN {
                         target = "–"
