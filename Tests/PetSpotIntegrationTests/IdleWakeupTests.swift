@@ -56,7 +56,8 @@ import TestSupport
     /// its timerfd only for an earlier deadline and never disarms it
     /// (swift-nio `SelectorEpoll`, `blockUntilTimeout`). The promise is that
     /// nothing wakes after the last deadline the requests set, and never again.
-    static func expectNoWakeUp(_ daemon: DaemonProcess, after lastDeadline: ContinuousClock.Instant? = nil) async throws {
+    static func expectNoWakeUp(_ daemon: DaemonProcess, after lastDeadline: ContinuousClock.Instant? = nil) async throws
+    {
         if let lastDeadline {
             // The event waited for is that deadline itself, a clock instant.
             try await Task.sleep(until: lastDeadline, clock: .continuous)
