@@ -50,17 +50,16 @@ import TestSupport
     /// disk, or a libdispatch worker leaving after 5 s idle), at most 30.
     /// A periodic wake-up (the 1/s monitor) never settles, or shows in the 5 s.
     ///
-    /// With `lastDeadline`, settling starts only once that instant has passed:
+    /// With `deadline`, settling starts only once that instant has passed:
     /// a timed wait the daemon cancelled (a `location.get` answered before its
     /// timeout) still wakes one loop once at its deadline, because NIO re-arms
     /// its timerfd only for an earlier deadline and never disarms it
     /// (swift-nio `SelectorEpoll`, `blockUntilTimeout`). The promise is that
     /// nothing wakes after the last deadline the requests set, and never again.
-    static func expectNoWakeUp(_ daemon: DaemonProcess, after lastDeadline: ContinuousClock.Instant? = nil) async throws
-    {
-        if let lastDeadline {
+    static func expectNoWakeUp(_ daemon: DaemonProcess, after deadline: ContinuousClock.Instant? = nil) async throws {
+        if let deadline {
             // The event waited for is that deadline itself, a clock instant.
-            try await Task.sleep(until: lastDeadline, clock: .continuous)
+            try await Task.sleep(until: deadline, clock: .continuous)
         }
         for _ in 0..<30 {
             if try await wakeUps(of: daemon.child.pid, over: 1).isEmpty { break }
