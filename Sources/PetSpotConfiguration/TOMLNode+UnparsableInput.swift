@@ -24,9 +24,10 @@ extension TOMLNode {
     /// - a value that is a date, one space, one digit and no second digit
     ///   (`2020-01-01 1`): toml++ looks for a time and asserts on the
     ///   terminator after the digit;
-    /// - a date with underscores, a space and a digit (`2020-01-01__…__ 07:00`):
-    ///   with 115 or more underscores toml++'s look-ahead for a time outruns
-    ///   its 127-character history and `step_back` asserts;
+    /// - a date with underscores (`2020-01-01__…__ 07:00`, `1978-05-27__…__ )`):
+    ///   with 115 or more underscores before a space toml++'s look-ahead for a
+    ///   time outruns its 127-character history and `step_back` asserts,
+    ///   whatever follows the space;
     /// - a value that is a date and `T` not followed by a digit
     ///   (`2020-01-01T:00`): toml++'s `parse_time` asserts on a digit;
     /// - a NUL (U+0000), which TOML never allows: TOMLKit hands toml++ a C
@@ -171,17 +172,20 @@ private struct AssertingShapeScanner {
         {
             return (index + 11, "expected a time (HH:MM:SS) after the 'T' of a date-time")
         }
-        // Ten characters (underscores aside) like "YYYY-MM-DD", a space and a digit: toml++
-        // reads on for a time, and asserts on a terminator right after the digit, or (past
-        // its 127-character look-back) when underscores made the date that long.
+        // Ten characters (underscores aside) like "YYYY-MM-DD": toml++ counts the underscores
+        // in its look-ahead but not in the date, so a date made 127 characters long by them
+        // ends its scan on the space after it; it then reads one more character for a time,
+        // whatever that is, and going back outruns its 127-character history (`step_back`
+        // asserts). A date is never written with underscores, so any is refused.
         let characters = token.filter { $0 != "_" }
         let start = characters.startIndex
-        guard characters.count == 10, characters[start + 4] == "-", characters[start + 7] == "-",
-            end + 2 < scalars.count, scalars[end] == " ", Self.isDigit(scalars[end + 1])
-        else { return nil }
+        guard characters.count == 10, characters[start + 4] == "-", characters[start + 7] == "-" else { return nil }
         if let underscore = token.firstIndex(of: "_") {
             return (underscore, "a date cannot contain '_'")
         }
+        // A date, a space and a digit: toml++ reads on for a time, and asserts on a
+        // terminator right after the digit.
+        guard end + 2 < scalars.count, scalars[end] == " ", Self.isDigit(scalars[end + 1]) else { return nil }
         if !Self.isDigit(scalars[end + 2]) {
             return (end + 1, "expected a two-digit hour (HH:MM:SS) after a date and a space")
         }

@@ -50,11 +50,15 @@ struct MalformedTOMLTests {
 
     /// A date is never written with underscores; with 115–117 of them toml++'s
     /// look-ahead for the time outruns its 127-character history and
-    /// `utf8_buffered_reader::step_back` asserts.
+    /// `utf8_buffered_reader::step_back` asserts. With exactly 117 (a
+    /// 127-character token) it does so before a space and any character,
+    /// not only a digit (fuzz-config's crash, fifteenth session's CI).
     @Test(arguments: [
         "a = 1978-05-27" + String(repeating: "_", count: 115) + " 07:32:00.999-07:00\n",
         "a = [1978-05-2" + String(repeating: "_", count: 116) + "7 07:32:00]\n", "a = 2_020-01-01 1\n",
         "a = 2020-01-01_ 07:00:00\n",
+        "[source.static]\nlatitude = 1978-05-27" + String(repeating: "_", count: 117) + " )7:32:00\n",
+        "a = 1978-05-27" + String(repeating: "_", count: 117) + " x\n", "a = 1978-05-27_\n",
     ])
     func dateWithUnderscoresBeforeATimeIsASyntaxError(text: String) {
         expectOneSyntaxError(text, saying: "a date cannot contain '_'")
