@@ -322,7 +322,7 @@ struct WatchReport {
                     if let handoffP99 = latency.first(where: {
                         $0.path == .handoff && $0.rate == row.rate && $0.watchers == row.watchers
                     })?.window.added?.percentile(0.99), !handoffP99.isNaN, !p99.isNaN {
-                        over += String(format: " (handoff floor's %+.0f µs)", p99 - handoffP99)
+                        over += String(format: " (%+.0f µs over the handoff floor)", p99 - handoffP99)
                     }
                     if p99.isNaN {
                         target = "–"
