@@ -217,4 +217,71 @@ struct MalformedInputTests {
         #expect(Date().timeIntervalSince(started) < 30)
         #expect(try daemon.connect().assertServing())
     }
+
+    /// Update lines go straight to the socket while nothing is ahead of them
+    /// (`DirectSend`), through NIO once the socket is full: where the two
+    /// meet (a line the full socket took only part of) no byte may be lost,
+    /// doubled or reordered, and once the watcher reads again it is current.
+    @Test("a watcher that stops reading, then reads: every line whole and in order, then current updates")
+    func stalledWatcherReadsWholeLines() throws {
+        // 100 fixes a second: the socket and NIO's buffer fill in seconds.
+        let daemon = try Fixtures.daemon(scenario: PolicyDaemon.smallWalk)
+        defer { daemon.stop() }
+        let watcher = try daemon.connect()
+        let subscription = try #require(
+            try watcher.callLine(#"{"jsonrpc":"2.0","id":1,"method":"location.watch"}"#).result?["subscription"]
+                as? Int)
+        _ = try watcher.readObject()
+        watcher.waitUntilIncomingSettles(quiet: 1, timeout: 120)
+        let inSocket = watcher.unreadBytes
+        #expect(inSocket > 16 << 10, "the daemon stopped writing before the socket was full")
+        // Another client is served meanwhile.
+        #expect(try daemon.connect().assertServing())
+        // The stall itself (what is tested, not a wait for an event): some
+        // 800 fixes, far more than NIO's buffer (64 KiB, about 200 lines)
+        // and the socket hold.
+        Thread.sleep(forTimeInterval: 8)
+
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var bytes = 0
+        func next() throws -> Double {
+            let line = try watcher.readLine(timeout: 20)
+            bytes += line.utf8.count + 1
+            // A torn line (bytes lost or doubled where the two write paths meet) does not parse.
+            let update = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(update["method"] as? String == "location.update")
+            let params = try #require(update["params"] as? [String: Any])
+            #expect(params["subscription"] as? Int == subscription)
+            let fix = try #require(params["fix"] as? [String: Any])
+            let text = try #require(fix["timestamp"] as? String)
+            return try #require(formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text))
+                .timeIntervalSince1970
+        }
+        // In order of receiver time (a path's first fix shares its stamp with
+        // the previous path's last), until the update held for it, which is
+        // current (what the socket and NIO hold is 7 s old or more).
+        var stamps: [Double] = []
+        while stamps.last.map({ Date().timeIntervalSince1970 - $0 > 3 }) ?? true {
+            stamps.append(try next())
+            if stamps.count >= 100_000 { break }
+        }
+        let gaps = zip(stamps, stamps.dropFirst()).map { $1 - $0 }
+        #expect(gaps.allSatisfy { $0 >= 0 }, "updates went back in time")
+        // Newest only: before the held update, only what the socket and NIO's
+        // buffer (its 64 KiB high-water mark, plus the line that crossed it) took.
+        let bound = inSocket + (64 << 10) + 2 * 512
+        #expect(bytes <= bound, "\(bytes) bytes before a current update: the stall's fixes were queued")
+        print(
+            "stalled watcher: \(stamps.count) updates (\(bytes) B, bound \(bound) B) until a current one, widest gap \(gaps.max() ?? 0) s"
+        )
+        // Reading again, the watcher is served live: 200 more, in order.
+        var last = stamps.last ?? 0
+        for _ in 0..<200 {
+            let stamp = try next()
+            #expect(stamp >= last)
+            last = stamp
+        }
+        #expect(Date().timeIntervalSince1970 - last < 5, "the watcher fell behind after reading again")
+    }
 }

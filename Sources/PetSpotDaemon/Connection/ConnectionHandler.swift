@@ -37,6 +37,8 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
     private var context: ChannelHandlerContext?
     private(set) var session: ClientSession?
     private var queue = OutboundQueue()
+    /// Update lines sent straight to the socket while NIO holds nothing of it.
+    private var direct = DirectSend()
 
     /// Lines read but not processed yet (reading had to stop: the bound).
     private(set) var unprocessed = CircularBuffer<ByteBuffer>()
@@ -71,7 +73,10 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
 
     // MARK: Life
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        direct = DirectSend(context)
+    }
 
     /// The connection is gone: everything it held goes with it. The
     /// session refers back to this handler (its update outlet and `post`),
@@ -81,6 +86,7 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
         session?.close()
         session = nil
         lastAnswer = nil
+        direct.end()
         self.context = nil
     }
 
@@ -100,6 +106,7 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
         tasks.removeAll()
         unprocessed.removeAll()
         queue.discardAll()
+        direct.end()
         session?.close()
         context.fireChannelInactive()
     }
@@ -224,6 +231,7 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is ByteToMessageDecoderError.PayloadTooLargeError {
             // The line is lost, and with it the framing: say so, then close.
+            direct.wentThroughPipeline()
             context.writeAndFlush(wrapOutboundOut(Self.lineTooLong(context.channel.allocator)), promise: nil)
         } else {
             logger.debug("connection failed", metadata: ["error": "\(error)"])
@@ -311,15 +319,22 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
         } while writeAgain
         writing = false
         if wrote {
+            direct.wentThroughPipeline()
             if inReadBurst { unflushed = true } else { context.flush() }
         }
         resume()
     }
 
+    /// Writes a watch's update: straight to the socket while nothing is
+    /// ahead of it (``DirectSend``), through NIO while something is, held
+    /// (newest only) while answers wait or the client does not read.
     func write(_ update: RenderedUpdate) {
         guard let context else { return }
         if queue.takesUpdatesDirectly, context.channel.isWritable {
-            context.write(wrapOutboundOut(update.line), promise: nil)
+            // Nothing unflushed may be overtaken.
+            guard let rest = unflushed ? update.line : direct.send(update.line, context) else { return }
+            direct.wentThroughPipeline()
+            context.write(wrapOutboundOut(rest), promise: nil)
             if inReadBurst { unflushed = true } else { context.flush() }
         } else {
             queue.hold(update)

@@ -22,7 +22,7 @@ struct NMEAUpdateLines: UpdateLines {
 ///
 /// - Each update goes out as sentences (``NMEAUpdateLines``) through the
 ///   connection's ``OutboundQueue``, by the protocol connections' rule:
-///   straight out while nothing waits and the consumer reads; otherwise
+///   straight out (``DirectSend``) while nothing waits and the consumer reads; otherwise
 ///   only the newest fix is held, and goes out when the channel drains.
 /// - What the consumer sends (gpsd writes probe strings to what it takes for
 ///   a serial device) is read and dropped at once: nothing it sends is kept
@@ -36,15 +36,21 @@ final class NMEAConsumerHandler: ChannelInboundHandler, UpdateOutlet {
     private var context: ChannelHandlerContext?
     private var queue = OutboundQueue()
     private let lines = NMEAUpdateLines()
+    /// Sentences sent straight to the socket while NIO holds nothing of it.
+    private var direct = DirectSend()
 
     init() { ConnectionCensus.handlers.wrappingAdd(1, ordering: .relaxed) }
 
     deinit { ConnectionCensus.handlers.wrappingSubtract(1, ordering: .relaxed) }
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        direct = DirectSend(context)
+    }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         queue.discardAll()
+        direct.end()
         self.context = nil
     }
 
@@ -60,6 +66,7 @@ final class NMEAConsumerHandler: ChannelInboundHandler, UpdateOutlet {
 
     func channelInactive(context: ChannelHandlerContext) {
         queue.discardAll()
+        direct.end()
         context.fireChannelInactive()
     }
 
@@ -68,7 +75,9 @@ final class NMEAConsumerHandler: ChannelInboundHandler, UpdateOutlet {
         if queue.takesUpdatesDirectly, context.channel.isWritable {
             let sentences = lines.line(
                 update.notification, subscription: update.subscription, allocator: context.channel.allocator)
-            context.writeAndFlush(wrapOutboundOut(sentences), promise: nil)
+            guard let rest = direct.send(sentences, context) else { return }
+            direct.wentThroughPipeline()
+            context.writeAndFlush(wrapOutboundOut(rest), promise: nil)
         } else {
             queue.hold(update)
             writeHeld(context)
@@ -89,6 +98,9 @@ final class NMEAConsumerHandler: ChannelInboundHandler, UpdateOutlet {
             context.write(wrapOutboundOut(sentences), promise: nil)
             wrote = true
         }
-        if wrote { context.flush() }
+        if wrote {
+            direct.wentThroughPipeline()
+            context.flush()
+        }
     }
 }
