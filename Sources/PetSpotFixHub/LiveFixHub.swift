@@ -172,7 +172,7 @@ public final class LiveFixHub: PositionSource {
             // A fresh cached fix that only misses desiredAccuracy has been seen:
             // it answers at the timeout unless a better one arrives.
             let seen = state.latest.flatMap {
-                request.accepts($0) && now - $0.receivedAt <= request.maxAge ? $0 : nil
+                request.accepts($0) && $0.elapsed(at: now) <= request.maxAge ? $0 : nil
             }
             var isDown = false
             if case .down = state.link { isDown = true }

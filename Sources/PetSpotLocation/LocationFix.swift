@@ -44,7 +44,18 @@ public struct LocationFix: Sendable, Equatable {
     /// The source that produced it.
     public var source: FixSourceKind
     /// When the daemon (or this process) received it, on the monotonic clock.
-    public var receivedAt: ContinuousClock.Instant
+    public var receivedAt: ContinuousClock.Instant {
+        get { MonotonicReference.instant.advanced(by: receivedSinceReference) }
+        set { receivedSinceReference = MonotonicReference.instant.duration(to: newValue) }
+    }
+    /// ``receivedAt`` as stored: its distance from ``MonotonicReference/instant``.
+    ///
+    /// `ContinuousClock.Instant` is a resilient type of the standard library
+    /// (its layout is known only at run time), so a struct that stores one is
+    /// copied, compared and destroyed through runtime witnesses and metadata
+    /// lookups, never as plain bytes. A fix is copied many times per watcher
+    /// per fix (issue 40): stored as a `Duration` (frozen) it is plain data.
+    public private(set) var receivedSinceReference: Duration
     /// Whether the coordinate is exact or snapped for reduced accuracy.
     public var accuracy: AccuracyAuthorization
 
@@ -71,13 +82,23 @@ public struct LocationFix: Sendable, Equatable {
         self.timestamp = timestamp
         self.mode = mode
         self.source = source
-        self.receivedAt = receivedAt
+        self.receivedSinceReference = MonotonicReference.instant.duration(to: receivedAt)
         self.accuracy = accuracy
     }
 
     /// Seconds since receipt, measured at `now`.
     public func age(at now: ContinuousClock.Instant = .now) -> Double {
-        max(0, (now - receivedAt).seconds)
+        max(0, elapsed(at: now).seconds)
+    }
+
+    /// Time since receipt at `now` (negative for a `now` before it).
+    public func elapsed(at now: ContinuousClock.Instant) -> Duration {
+        MonotonicReference.instant.duration(to: now) - receivedSinceReference
+    }
+
+    /// Time from `earlier`'s receipt to this fix's.
+    public func received(since earlier: LocationFix) -> Duration {
+        receivedSinceReference - earlier.receivedSinceReference
     }
 
     /// The fix with every non-finite or impossible optional value removed,
@@ -97,6 +118,12 @@ public struct LocationFix: Sendable, Equatable {
         }
         return fix
     }
+}
+
+/// The instant ``LocationFix/receivedAt`` is stored from: the first time
+/// this process asked for it.
+public enum MonotonicReference {
+    public static let instant = ContinuousClock.now
 }
 
 extension Optional where Wrapped == Double {

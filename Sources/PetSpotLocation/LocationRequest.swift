@@ -46,7 +46,7 @@ public struct LocationRequest: Sendable, Hashable {
 
     /// Whether `fix` answers the request at once from a cache at `now`.
     public func isAnswerable(from fix: LocationFix, at now: ContinuousClock.Instant) -> Bool {
-        accepts(fix) && isGoodEnough(fix) && now - fix.receivedAt <= maxAge
+        accepts(fix) && isGoodEnough(fix) && fix.elapsed(at: now) <= maxAge
     }
 
     /// The better of two candidates for the timeout answer: the more accurate,
@@ -83,7 +83,7 @@ public struct WatchOptions: Sendable, Hashable {
     /// Whether `fix` should be delivered after `last` (the previously delivered one).
     public func shouldDeliver(_ fix: LocationFix, after last: LocationFix?) -> Bool {
         guard let last else { return true }
-        if let interval, fix.receivedAt - last.receivedAt < interval { return false }
+        if let interval, fix.received(since: last) < interval { return false }
         if let distanceFilter,
             Geodesy.distance(from: last.coordinate, to: fix.coordinate) < distanceFilter
         {

@@ -23,6 +23,8 @@ struct DirectSend {
     /// The connected socket; `nil` for a channel without one (an
     /// `EmbeddedChannel` in tests), and once the connection closed.
     private var descriptor: CInt?
+    /// The connection's channel, kept: `context.channel` looks it up through the pipeline each time.
+    private var channel: (any Channel)?
     /// Something went through the pipeline since NIO was last seen holding nothing.
     private var pipelineMayHold = false
 
@@ -34,10 +36,19 @@ struct DirectSend {
         descriptor = try? context.pipeline.syncOperations.withUnsafeTransportIfAvailable(
             of: NIOBSDSocket.Handle.self
         ) { $0 }
+        channel = context.channel
     }
 
     /// Nothing is sent directly any more (the connection is closing).
-    mutating func end() { descriptor = nil }
+    mutating func end() {
+        descriptor = nil
+        channel = nil
+    }
+
+    /// Whether the channel takes writes (`context.channel.isWritable`, without the pipeline look-up).
+    func isWritable(_ context: ChannelHandlerContext) -> Bool {
+        (channel ?? context.channel).isWritable
+    }
 
     /// The handler wrote through the pipeline: NIO may hold bytes.
     mutating func wentThroughPipeline() { pipelineMayHold = true }
@@ -48,7 +59,7 @@ struct DirectSend {
     ///   line when it was not sent here. The caller writes and flushes it
     ///   through the pipeline, and calls ``wentThroughPipeline()``.
     mutating func send(_ line: ByteBuffer, _ context: ChannelHandlerContext) -> ByteBuffer? {
-        guard let descriptor, context.channel.isActive, pipelineIsEmpty(context) else { return line }
+        guard let descriptor, let channel, channel.isActive, pipelineIsEmpty(channel) else { return line }
         var rest = line
         while true {
             let sent = rest.withUnsafeReadableBytes { bytes in
@@ -63,9 +74,9 @@ struct DirectSend {
         }
     }
 
-    private mutating func pipelineIsEmpty(_ context: ChannelHandlerContext) -> Bool {
+    private mutating func pipelineIsEmpty(_ channel: any Channel) -> Bool {
         guard pipelineMayHold else { return true }
-        guard let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), buffered == 0 else {
+        guard let buffered = try? channel.syncOptions?.getOption(.bufferedWritableBytes), buffered == 0 else {
             return false
         }
         pipelineMayHold = false

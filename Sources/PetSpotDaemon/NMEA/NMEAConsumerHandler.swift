@@ -72,7 +72,7 @@ final class NMEAConsumerHandler: ChannelInboundHandler, UpdateOutlet {
 
     func write(_ update: RenderedUpdate) {
         guard let context else { return }
-        if queue.takesUpdatesDirectly, context.channel.isWritable {
+        if queue.takesUpdatesDirectly, direct.isWritable(context) {
             let sentences = lines.line(
                 update.notification, subscription: update.subscription, allocator: context.channel.allocator)
             guard let rest = direct.send(sentences, context) else { return }

@@ -206,11 +206,15 @@ public final class WatchFanOut: Service, Sendable {
 }
 
 /// The watchers of one event loop; used only on that loop.
+///
+/// What a pass touches per watcher is `@exclusivity(unchecked)`: only this
+/// loop uses it, and a pass holds no access across a call that can come
+/// back here (a checked access is a runtime call per watcher per fix).
 final class LoopTable {
     /// One watcher (a reference, so delivery updates it without copying the table).
     final class Watcher {
         /// Its options and the last fix delivered, as this watcher was shown it.
-        var filter: WatchFilter
+        @exclusivity(unchecked) var filter: WatchFilter
         let presentation: GrantedPresentation
         let outlet: any UpdateOutlet
         let subscription: Int
@@ -272,8 +276,8 @@ final class LoopTable {
         let shown: LocationFix
         let notification: UpdateNotification
         /// The line rendered last (most watchers of a pass share one subscription number), and every one.
-        private var lastLine: RenderedUpdate?
-        private var lines: [Int: RenderedUpdate] = [:]
+        @exclusivity(unchecked) private var lastLine: RenderedUpdate?
+        @exclusivity(unchecked) private var lines: [Int: RenderedUpdate] = [:]
 
         /// `fix` shown as `presentation`, its age fixed at `now`; `full`: its full-accuracy update, if serialized already.
         init(
