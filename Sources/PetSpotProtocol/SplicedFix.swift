@@ -36,17 +36,52 @@ final class SplicedFix: Sendable {
         self.rest = rest
     }
 
-    /// The age member's value at `now`, as ``WireCoding/encode(_:at:)`` writes it.
-    private func age(at now: ContinuousClock.Instant) -> String {
-        JSONValue.format(WireCoding.wireAge(of: fix, at: now))
-    }
-
     /// Appends the whole object, with the age at `now`, through `append`.
     func write(at now: ContinuousClock.Instant, into append: (UnsafeRawBufferPointer) -> Void) {
         open.withUnsafeBytes(append)
-        var age = age(at: now)
-        age.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        Self.writeAge(milliseconds: WireCoding.wireAgeMilliseconds(of: fix, at: now), into: append)
         rest.withUnsafeBytes(append)
+    }
+
+    /// Appends an age of whole `milliseconds` in seconds, as
+    /// ``WireCoding/encode(_:at:)`` writes it (`JSONValue.format` of
+    /// `milliseconds / 1000`, whose shortest form is that decimal with its
+    /// trailing zeros dropped: "0", "0.05", "2.25"), from integer digits.
+    ///
+    /// Every event loop writes one age per fix: the float printer (a large,
+    /// cold piece of code) stays off the loops (issue 40).
+    static func writeAge(milliseconds: Int64, into append: (UnsafeRawBufferPointer) -> Void) {
+        // Far past any age a fix reaches: the float printer decides the form.
+        guard (0..<1_000_000_000_000).contains(milliseconds) else {
+            var text = JSONValue.format(Double(milliseconds) / 1000)
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
+            var start = digits.count
+            var whole = milliseconds / 1000
+            var fraction = milliseconds % 1000
+            if fraction != 0 {
+                var places = 3
+                while fraction % 10 == 0 {
+                    fraction /= 10
+                    places -= 1
+                }
+                for _ in 0..<places {
+                    start -= 1
+                    digits[start] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                    fraction /= 10
+                }
+                start -= 1
+                digits[start] = UInt8(ascii: ".")
+            }
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+            } while whole > 0
+            append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(digits)[start...]))
+        }
     }
 
     /// Appends `value`'s decimal digits through `append`, without a String.

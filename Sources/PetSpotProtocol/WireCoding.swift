@@ -6,7 +6,12 @@ import PetSpotLocation
 public enum WireCoding {
     /// A fix's `age` as the wire shows it: seconds, to the millisecond.
     static func wireAge(of fix: LocationFix, at now: ContinuousClock.Instant) -> Double {
-        (fix.age(at: now) * 1000).rounded() / 1000
+        Double(wireAgeMilliseconds(of: fix, at: now)) / 1000
+    }
+
+    /// ``wireAge(of:at:)`` in whole milliseconds.
+    static func wireAgeMilliseconds(of fix: LocationFix, at now: ContinuousClock.Instant) -> Int64 {
+        Int64((fix.age(at: now) * 1000).rounded())
     }
 
     /// A fix as sent at `now` (its `age` is measured then).

@@ -1,6 +1,6 @@
 import PetSpotJSON
 import PetSpotLocation
-import PetSpotProtocol
+@testable import PetSpotProtocol
 import Testing
 
 @Suite("location.update lines spliced from one serialization")
@@ -42,6 +42,24 @@ struct UpdateNotificationTests {
         #expect(
             notification.message(subscription: subscription, at: Self.now)
                 == (try JSONValue.parse(bytes: whole.utf8.dropLast())))
+    }
+
+    /// The age is written from integer milliseconds, not by the float
+    /// printer: the same text as the serializer's, for every millisecond of
+    /// the first 100 s, then sampled up to and past where the printer takes over.
+    @Test func theAgeIsWrittenAsTheSerializerWritesIt() {
+        var ages = Array(Int64(0)..<100_000)
+        var large: Int64 = 100_000
+        while large < 10_000_000_000_000 {
+            ages += [large - 1, large, large + 1, large + 7, large * 3 + 250]
+            large = large * 10 + 13
+        }
+        let mismatches = ages.filter { milliseconds in
+            var written: [UInt8] = []
+            SplicedFix.writeAge(milliseconds: milliseconds) { written += $0 }
+            return String(decoding: written, as: UTF8.self) != JSONValue.format(Double(milliseconds) / 1000)
+        }
+        #expect(mismatches.isEmpty, "first: \(mismatches.prefix(5))")
     }
 
     @Test func theAgeIsMeasuredWhenEachLineIsWritten() throws {
