@@ -55,7 +55,7 @@ public struct LocationFix: Sendable, Equatable {
     /// copied, compared and destroyed through runtime witnesses and metadata
     /// lookups, never as plain bytes. A fix is copied many times per watcher
     /// per fix (issue 40): stored as a `Duration` (frozen) it is plain data.
-    public private(set) var receivedSinceReference: Duration
+    private(set) var receivedSinceReference: Duration
     /// Whether the coordinate is exact or snapped for reduced accuracy.
     public var accuracy: AccuracyAuthorization
 
@@ -122,8 +122,8 @@ public struct LocationFix: Sendable, Equatable {
 
 /// The instant ``LocationFix/receivedAt`` is stored from: the first time
 /// this process asked for it.
-public enum MonotonicReference {
-    public static let instant = ContinuousClock.now
+enum MonotonicReference {
+    static let instant = ContinuousClock.now
 }
 
 extension Optional where Wrapped == Double {
