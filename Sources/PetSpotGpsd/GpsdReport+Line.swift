@@ -138,12 +138,61 @@ extension GpsdReport {
     /// libgps's own `iso8601_to_timespec`, given a NUL-terminated copy on the stack.
     /// - Returns: seconds since the epoch and nanoseconds.
     static func libgpsTime(_ bytes: UnsafeRawBufferPointer) -> (seconds: Int, nanoseconds: Int) {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text in
+        if let time = canonicalTime(bytes) { return time }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text in
             for (offset, byte) in bytes.enumerated() { text[offset] = CChar(bitPattern: byte) }
             text[bytes.count] = 0
             let time = iso8601_to_timespec(text.baseAddress!)
             return (Int(time.tv_sec), Int(time.tv_nsec))
         }
+    }
+
+    /// The time gpsd writes (`2026-11-29T23:40:01.500Z`: four-digit year
+    /// from 1970, two-digit fields in range, no fraction or one of one to
+    /// nine digits, `Z` last) read as ``libgpsTime(_:)`` reads it, without
+    /// the C library's `strptime` (large and locale-aware, and run cold once
+    /// per fix on the reader: issue 40); `nil` for any other text, which
+    /// libgps then reads.
+    ///
+    /// libgps 3.22's `iso8601_to_timespec`: `strptime("%Y-%m-%dT%H:%M:%S")`,
+    /// the seconds from gpsd's `mkgmtime` (its arithmetic, below, which does
+    /// not check the day against the month), and the nanoseconds as C's
+    /// truncation of `strtod(fraction) * 1e9`; with at most nine digits the
+    /// fraction's `Double` is one exact division, `strtod`'s value.
+    /// `GpsdReportTests` holds this to libgps itself.
+    static func canonicalTime(_ text: UnsafeRawBufferPointer) -> (seconds: Int, nanoseconds: Int)? {
+        let count = text.count
+        guard count == 20 || (22...30).contains(count), text[count - 1] == UInt8(ascii: "Z") else { return nil }
+        func number(_ start: Int, _ width: Int) -> Int? {
+            var value = 0
+            for index in start..<(start + width) {
+                let digit = Int(text[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
+            text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            year >= 1970, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
+        else { return nil }
+        var nanoseconds = 0
+        if count > 20 {
+            let places = count - 21
+            guard text[19] == UInt8(ascii: "."), let fraction = number(20, places) else { return nil }
+            var scale = 1.0
+            for _ in 0..<places { scale *= 10 }
+            nanoseconds = Int(Double(fraction) / scale * 1e9)
+        }
+        // gpsd's mkgmtime, for tm_mon = month - 1 (0...11).
+        let daysBeforeMonth = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334]
+        var days = (year - 1970) * 365 + daysBeforeMonth[month - 1]
+        days += (year - 1968) / 4 - (year - 1900) / 100 + (year - 1600) / 400
+        if year % 4 == 0, year % 100 != 0 || year % 400 == 0, month - 1 < 2 { days -= 1 }
+        days += day - 1
+        return (((days * 24 + hour) * 60 + minute) * 60 + second, nanoseconds)
     }
 
     /// The JSON type libgps 3.22 reads a TPV member as.

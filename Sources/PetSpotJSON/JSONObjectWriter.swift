@@ -36,7 +36,7 @@ public struct JSONObjectWriter {
     public mutating func add(_ key: String, number value: Double?) {
         guard let value else { return }
         self.key(key)
-        bytes.append(contentsOf: JSONValue.format(value).utf8)
+        JSONNumber.write(value, utf8: &bytes)
     }
 
     /// Adds `key` with any value, unless `nil`.

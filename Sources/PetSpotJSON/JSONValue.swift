@@ -79,7 +79,7 @@ public enum JSONValue: Sendable, Hashable {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: value ? "true".utf8 : "false".utf8)
-        case .number(let value): output.append(contentsOf: JSONValue.format(value).utf8)
+        case .number(let value): JSONNumber.write(value, utf8: &output)
         case .string(let value): JSONValue.writeString(value, utf8: &output)
         case .array(let values):
             output.append(UInt8(ascii: "["))
@@ -129,10 +129,13 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// A number as JSON: integral values without a fraction, non-finite as null.
+    /// Otherwise Swift's shortest text that reads back as `value`
+    /// (``JSONNumber/write(_:utf8:)`` writes the same bytes without a `String`).
     public static func format(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        JSONNumber.write(value, utf8: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A string literal with the escapes JSON requires, and DEL (U+007F)

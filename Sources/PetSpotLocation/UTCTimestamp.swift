@@ -44,17 +44,28 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// ISO 8601 in UTC with a `Z` suffix; milliseconds (to the nearest) only when non-zero.
     public var iso8601: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendISO8601(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``iso8601``'s UTF-8 bytes to `output`, without a `String`
+    /// (a serializer writes one for every fix it sends; the text needs no
+    /// JSON escape).
+    public func appendISO8601(to output: inout [UInt8]) {
         let fields = self.fields
         let (year, month, day) = (fields.year, fields.month, fields.day)
         let (hour, minute, second, millis) = (fields.hour, fields.minute, fields.second, fields.millisecond)
-        // Digits written into one small buffer: this runs for every fix sent.
         guard (0...9999).contains(year) else {
             var text =
                 "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
             if millis != 0 { text += ".\(pad(millis, 3))" }
-            return text + "Z"
+            output.append(contentsOf: (text + "Z").utf8)
+            return
         }
-        return String(unsafeUninitializedCapacity: 24) { buffer in
+        // Digits written into one small buffer: this runs for every fix sent.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
             var index = 0
             func put(_ value: Int64, _ width: Int) {
                 var value = value
@@ -84,7 +95,7 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
                 put(millis, 3)
             }
             put(UInt8(ascii: "Z"))
-            return index
+            output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: buffer[..<index]))
         }
     }
 

@@ -42,24 +42,36 @@ public enum WireCoding {
     /// them, without building the dictionary (``SplicedFix``, once per fix
     /// on the watch path; `UpdateNotificationTests` holds the two equal).
     static func writeMembersAfterAge(of fix: LocationFix, utf8 output: inout [UInt8]) {
-        func put(_ name: StaticString, _ value: JSONValue) {
+        // Numbers and the timestamp go straight into `output` (no `JSONValue`,
+        // no `String`): this runs once per fix on the gpsd reader (issue 40).
+        func name(_ name: StaticString) {
             output.append(UInt8(ascii: ","))
             name.withUTF8Buffer { output.append(contentsOf: $0) }
-            value.write(utf8: &output)
         }
-        func put(_ name: StaticString, _ value: Double?) {
-            if let value, value.isFinite { put(name, .number(value)) }
+        func put(_ key: StaticString, _ value: Double?) {
+            guard let value, value.isFinite else { return }
+            name(key)
+            JSONNumber.write(value, utf8: &output)
         }
         // `accuracy` and `age` sort first; the rest in this order.
         put(#""altitude":"#, fix.altitude)
         put(#""course":"#, fix.course)
         put(#""horizontalAccuracy":"#, fix.horizontalAccuracy)
-        put(#""latitude":"#, .number(fix.coordinate.latitude))
-        put(#""longitude":"#, .number(fix.coordinate.longitude))
-        put(#""mode":"#, .number(Double(fix.mode.rawValue)))
-        put(#""source":"#, .string(fix.source.rawValue))
+        name(#""latitude":"#)
+        JSONNumber.write(fix.coordinate.latitude, utf8: &output)
+        name(#""longitude":"#)
+        JSONNumber.write(fix.coordinate.longitude, utf8: &output)
+        name(#""mode":"#)
+        JSONNumber.write(Double(fix.mode.rawValue), utf8: &output)
+        name(#""source":"#)
+        JSONValue.string(fix.source.rawValue).write(utf8: &output)
         put(#""speed":"#, fix.speed)
-        if let timestamp = fix.timestamp { put(#""timestamp":"#, .string(timestamp.iso8601)) }
+        if let timestamp = fix.timestamp {
+            // ISO 8601 digits, `-`, `:`, `.`, `T` and `Z`: nothing to escape.
+            name(#""timestamp":""#)
+            timestamp.appendISO8601(to: &output)
+            output.append(UInt8(ascii: "\""))
+        }
         put(#""verticalAccuracy":"#, fix.verticalAccuracy)
         output.append(UInt8(ascii: "}"))
     }
