@@ -145,6 +145,8 @@ import Testing
         let bound = LoopBoundOutlet(outlet, eventLoop: loop)
         let watchers: [(connection: Int, subscription: Int, presentation: FixPresentation)] = [
             (1, 1, .full), (2, 1, .full), (3, 2, .full), (4, 1, .reduced(cellMeters: 3000)),
+            // A third subscription number and a third presentation, met after the first ones.
+            (5, 3, .full), (6, 2, .full), (7, 1, .reduced(cellMeters: 10_000)), (8, 1, .reduced(cellMeters: 3000)),
         ]
         for watcher in watchers {
             fanOut.add(
@@ -156,7 +158,7 @@ import Testing
         fanOut.publish(Self.fix(52.2297, after: 0))
         loop.run()
 
-        #expect(outlet.buffers.count == 4)
+        #expect(outlet.buffers.count == watchers.count)
         var seen: [(subscription: Int, latitude: Double, accuracy: String)] = []
         for buffer in outlet.buffers {
             #expect(buffer.readableBytesView.last == UInt8(ascii: "\n"))
@@ -171,10 +173,12 @@ import Testing
             seen.append((Int(subscription), latitude, accuracy))
         }
         let reduced = ReducedAccuracy.reduce(Self.fix(52.2297, after: 0), cellMeters: 3000).coordinate.latitude
-        #expect(seen.filter { $0.accuracy == "full" }.map(\.subscription).sorted() == [1, 1, 2])
+        let reducedFiner = ReducedAccuracy.reduce(Self.fix(52.2297, after: 0), cellMeters: 10_000).coordinate.latitude
+        #expect(reduced != reducedFiner)
+        #expect(seen.filter { $0.accuracy == "full" }.map(\.subscription).sorted() == [1, 1, 2, 2, 3])
         #expect(seen.filter { $0.accuracy == "full" }.allSatisfy { $0.latitude == 52.2297 })
-        #expect(seen.filter { $0.accuracy == "reduced" }.map(\.subscription) == [1])
-        #expect(seen.filter { $0.accuracy == "reduced" }.map(\.latitude) == [reduced])
+        #expect(seen.filter { $0.accuracy == "reduced" }.map(\.subscription) == [1, 1, 1])
+        #expect(seen.filter { $0.accuracy == "reduced" }.map(\.latitude).sorted() == [reduced, reduced, reducedFiner].sorted())
     }
 
     @Test func aRemovedWatcherGetsNothingMoreAndLosesItsHeldLine() throws {

@@ -245,19 +245,23 @@ final class LoopTable {
         guard !watchers.isEmpty else { return }
         let now = ContinuousClock.now
         // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher,
-        // and the one the last watcher had is tried first.
-        var rendered: [Rendering] = []
+        // and the one the last watcher had is tried first. The first needs no list (nearly every
+        // pass has one presentation: no allocation for the list).
+        var first: Rendering?
+        var others: [Rendering] = []
         var last: Rendering?
         for watcher in watchers {
             guard let presentation = watcher.presentation.value else { continue }
             let rendering: Rendering
             if let last, last.presentation == presentation {
                 rendering = last
-            } else if let known = rendered.first(where: { $0.presentation == presentation }) {
+            } else if let first, first.presentation == presentation {
+                rendering = first
+            } else if let known = others.first(where: { $0.presentation == presentation }) {
                 rendering = known
             } else {
                 rendering = Rendering(presentation, fix: fix, full: full, at: now)
-                rendered.append(rendering)
+                if first == nil { first = rendering } else { others.append(rendering) }
             }
             last = rendering
             guard watcher.filter.pass(rendering.shown, minimumInterval: presentation.minimumUpdateInterval) else {
@@ -275,9 +279,11 @@ final class LoopTable {
         let presentation: FixPresentation
         let shown: LocationFix
         let notification: UpdateNotification
-        /// The line rendered last (most watchers of a pass share one subscription number), and every one.
+        /// The line rendered last (most watchers of a pass share one subscription number), the
+        /// first, and every other one (a dictionary only once a second number comes).
         @exclusivity(unchecked) private var lastLine: RenderedUpdate?
-        @exclusivity(unchecked) private var lines: [Int: RenderedUpdate] = [:]
+        @exclusivity(unchecked) private var firstLine: RenderedUpdate?
+        @exclusivity(unchecked) private var otherLines: [Int: RenderedUpdate] = [:]
 
         /// `fix` shown as `presentation`, its age fixed at `now`; `full`: its full-accuracy update, if serialized already.
         init(
@@ -292,8 +298,15 @@ final class LoopTable {
         /// The line for `subscription`, rendered once per pass.
         func line(for subscription: Int) -> RenderedUpdate {
             if let lastLine, lastLine.subscription == subscription { return lastLine }
-            let line = lines[subscription] ?? RenderedUpdate(notification, subscription: subscription)
-            lines[subscription] = line
+            let line: RenderedUpdate
+            if let firstLine, firstLine.subscription == subscription {
+                line = firstLine
+            } else if let known = otherLines[subscription] {
+                line = known
+            } else {
+                line = RenderedUpdate(notification, subscription: subscription)
+                if firstLine == nil { firstLine = line } else { otherLines[subscription] = line }
+            }
             lastLine = line
             return line
         }
