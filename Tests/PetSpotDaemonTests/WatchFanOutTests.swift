@@ -178,7 +178,9 @@ import Testing
         #expect(seen.filter { $0.accuracy == "full" }.map(\.subscription).sorted() == [1, 1, 2, 2, 3])
         #expect(seen.filter { $0.accuracy == "full" }.allSatisfy { $0.latitude == 52.2297 })
         #expect(seen.filter { $0.accuracy == "reduced" }.map(\.subscription) == [1, 1, 1])
-        #expect(seen.filter { $0.accuracy == "reduced" }.map(\.latitude).sorted() == [reduced, reduced, reducedFiner].sorted())
+        #expect(
+            seen.filter { $0.accuracy == "reduced" }.map(\.latitude).sorted()
+                == [reduced, reduced, reducedFiner].sorted())
     }
 
     @Test func aRemovedWatcherGetsNothingMoreAndLosesItsHeldLine() throws {
