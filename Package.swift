@@ -324,7 +324,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PetSpotGpsdTests",
-            dependencies: ["PetSpotGpsd", "PetSpotFixHub", "PetSpotLocation", "PetSpotSettings", "TestSupport"],
+            dependencies: [
+                "CLibGPS", "PetSpotGpsd", "PetSpotFixHub", "PetSpotLocation", "PetSpotSettings", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

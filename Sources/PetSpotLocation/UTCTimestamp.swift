@@ -44,10 +44,9 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// ISO 8601 in UTC with a `Z` suffix; milliseconds (to the nearest) only when non-zero.
     public var iso8601: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        appendISO8601(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        let fields = self.fields
+        guard (0...9999).contains(fields.year) else { return Self.wideYearText(fields) }
+        return String(unsafeUninitializedCapacity: 24) { Self.writeDigits(fields, into: $0) }
     }
 
     /// Appends ``iso8601``'s UTF-8 bytes to `output`, without a `String`
@@ -55,48 +54,58 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
     /// JSON escape).
     public func appendISO8601(to output: inout [UInt8]) {
         let fields = self.fields
-        let (year, month, day) = (fields.year, fields.month, fields.day)
-        let (hour, minute, second, millis) = (fields.hour, fields.minute, fields.second, fields.millisecond)
-        guard (0...9999).contains(year) else {
-            var text =
-                "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-            if millis != 0 { text += ".\(pad(millis, 3))" }
-            output.append(contentsOf: (text + "Z").utf8)
+        guard (0...9999).contains(fields.year) else {
+            output.append(contentsOf: Self.wideYearText(fields).utf8)
             return
         }
-        // Digits written into one small buffer: this runs for every fix sent.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            var index = 0
-            func put(_ value: Int64, _ width: Int) {
-                var value = value
-                for offset in stride(from: width - 1, through: 0, by: -1) {
-                    buffer[index + offset] = UInt8(truncatingIfNeeded: 48 + value % 10)
-                    value /= 10
-                }
-                index += width
-            }
-            func put(_ byte: UInt8) {
-                buffer[index] = byte
-                index += 1
-            }
-            put(year, 4)
-            put(UInt8(ascii: "-"))
-            put(month, 2)
-            put(UInt8(ascii: "-"))
-            put(day, 2)
-            put(UInt8(ascii: "T"))
-            put(hour, 2)
-            put(UInt8(ascii: ":"))
-            put(minute, 2)
-            put(UInt8(ascii: ":"))
-            put(second, 2)
-            if millis != 0 {
-                put(UInt8(ascii: "."))
-                put(millis, 3)
-            }
-            put(UInt8(ascii: "Z"))
-            output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: buffer[..<index]))
+            let count = Self.writeDigits(fields, into: buffer)
+            output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
         }
+    }
+
+    /// The text for a year outside 0...9999 (any width, a sign when negative).
+    private static func wideYearText(_ fields: Fields) -> String {
+        var text = "\(pad(fields.year, 4))-\(pad(fields.month, 2))-\(pad(fields.day, 2))T\(pad(fields.hour, 2))"
+        text += ":\(pad(fields.minute, 2)):\(pad(fields.second, 2))"
+        if fields.millisecond != 0 { text += ".\(pad(fields.millisecond, 3))" }
+        return text + "Z"
+    }
+
+    /// Writes a four-digit year's text into `buffer` (24 bytes at least):
+    /// digits into one small buffer, as this runs for every fix sent.
+    /// - Returns: the bytes written.
+    private static func writeDigits(_ fields: Fields, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var index = 0
+        func put(_ value: Int64, _ width: Int) {
+            var value = value
+            for offset in stride(from: width - 1, through: 0, by: -1) {
+                buffer[index + offset] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
+            }
+            index += width
+        }
+        func put(_ byte: UInt8) {
+            buffer[index] = byte
+            index += 1
+        }
+        put(fields.year, 4)
+        put(UInt8(ascii: "-"))
+        put(fields.month, 2)
+        put(UInt8(ascii: "-"))
+        put(fields.day, 2)
+        put(UInt8(ascii: "T"))
+        put(fields.hour, 2)
+        put(UInt8(ascii: ":"))
+        put(fields.minute, 2)
+        put(UInt8(ascii: ":"))
+        put(fields.second, 2)
+        if fields.millisecond != 0 {
+            put(UInt8(ascii: "."))
+            put(fields.millisecond, 3)
+        }
+        put(UInt8(ascii: "Z"))
+        return index
     }
 
     public var description: String { iso8601 }

@@ -36,6 +36,20 @@ import Testing
         #expect(failures.isEmpty, "\(failures.count) failures, e.g. \(failures.prefix(3))")
     }
 
+    /// The bytes a serializer appends are the text's, past year 9999 and before year 0 too.
+    @Test(arguments: [0.0, 1_554_638_401.5, -0.5, 253_402_300_799.999, 253_402_300_800, -62_167_219_201])
+    func appendedBytesAreTheText(seconds: Double) {
+        let timestamp = UTCTimestamp(secondsSince1970: seconds)
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        timestamp.appendISO8601(to: &bytes)
+        #expect(bytes == [UInt8(ascii: "[")] + Array(timestamp.iso8601.utf8))
+    }
+
+    @Test func yearsPastFourDigits() {
+        #expect(UTCTimestamp(secondsSince1970: 253_402_300_800).iso8601 == "10000-01-01T00:00:00Z")
+        #expect(UTCTimestamp(secondsSince1970: 253_402_300_799.5).iso8601 == "9999-12-31T23:59:59.500Z")
+    }
+
     @Test func fractionOfAnyLengthIsParsed() throws {
         #expect(try #require(UTCTimestamp(iso8601: "2019-04-07T12:00:01.5Z")).iso8601 == "2019-04-07T12:00:01.500Z")
         #expect(
