@@ -289,7 +289,8 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "PetSpotLocationTests", dependencies: ["PetSpotLocation"], swiftSettings: swiftSettings),
-        .testTarget(name: "PetSpotJSONTests", dependencies: ["PetSpotJSON"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PetSpotJSONTests", dependencies: ["PetSpotJSON", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PetSpotNMEATests", dependencies: ["PetSpotNMEA", "PetSpotLocation"], swiftSettings: swiftSettings),
         .testTarget(

@@ -71,20 +71,7 @@ extension JSONNumber {
     /// least `0`), a point, exactly `places` fraction digits.
     private static func writeFixedPoint(_ digits: UInt64, places: Int, utf8 output: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
-            var start = buffer.count
-            var rest = digits
-            for _ in 0..<places {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            start -= 1
-            buffer[start] = UInt8(ascii: ".")
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
+            let start = writeDecimal(digits, places: places, before: buffer.count, in: buffer)
             output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
         }
     }
@@ -92,18 +79,53 @@ extension JSONNumber {
     /// Appends `value`'s decimal digits.
     private static func writeInteger(_ value: Int64, utf8 output: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            var start = buffer.count
-            var rest = value.magnitude
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
+            var start = writeDigits(value.magnitude, before: buffer.count, in: buffer)
             if value < 0 {
                 start -= 1
                 buffer[start] = UInt8(ascii: "-")
             }
             output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
         }
+    }
+
+    /// Writes `value`'s decimal digits to end just before `end` in `buffer`
+    /// (written back to front, so no length is needed first).
+    /// - Returns: where they start.
+    @inlinable
+    public static func writeDigits(
+        _ value: UInt64, before end: Int, in buffer: UnsafeMutableBufferPointer<UInt8>
+    )
+        -> Int
+    {
+        var start = end
+        var rest = value
+        repeat {
+            start -= 1
+            buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
+        return start
+    }
+
+    /// Writes `digits × 10^-places` in fixed point (the whole part, at least
+    /// `0`; then, when `places > 0`, a point and exactly `places` fraction
+    /// digits) to end just before `end` in `buffer`.
+    /// - Returns: where it starts.
+    @inlinable
+    public static func writeDecimal(
+        _ digits: UInt64, places: Int, before end: Int, in buffer: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
+        var start = end
+        var rest = digits
+        if places > 0 {
+            for _ in 0..<places {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            start -= 1
+            buffer[start] = UInt8(ascii: ".")
+        }
+        return writeDigits(rest, before: start, in: buffer)
     }
 }

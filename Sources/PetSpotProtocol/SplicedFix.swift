@@ -57,44 +57,27 @@ final class SplicedFix: Sendable {
             text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
             return
         }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
-            var start = digits.count
-            var whole = milliseconds / 1000
-            var fraction = milliseconds % 1000
-            if fraction != 0 {
-                var places = 3
-                while fraction % 10 == 0 {
-                    fraction /= 10
-                    places -= 1
-                }
-                for _ in 0..<places {
-                    start -= 1
-                    digits[start] = UInt8(ascii: "0") + UInt8(fraction % 10)
-                    fraction /= 10
-                }
-                start -= 1
-                digits[start] = UInt8(ascii: ".")
-            }
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(whole % 10)
-                whole /= 10
-            } while whole > 0
-            append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(digits)[start...]))
+        var fraction = milliseconds % 1000
+        var places = fraction == 0 ? 0 : 3
+        while places > 0, fraction % 10 == 0 {
+            fraction /= 10
+            places -= 1
+        }
+        let digits = UInt64(milliseconds / 1000) * pow10(places) + UInt64(fraction)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            let start = JSONNumber.writeDecimal(digits, places: places, before: buffer.count, in: buffer)
+            append(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[start...]))
         }
     }
+
+    private static func pow10(_ places: Int) -> UInt64 { places == 0 ? 1 : places == 1 ? 10 : places == 2 ? 100 : 1000 }
 
     /// Appends `value`'s decimal digits through `append`, without a String.
     static func writeInteger(_ value: Int, then tail: [UInt8], into append: (UnsafeRawBufferPointer) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24 + tail.count) { digits in
-            var magnitude = value.magnitude
-            var start = digits.count - tail.count
-            for (offset, byte) in tail.enumerated() { digits[start + offset] = byte }
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
+            let end = digits.count - tail.count
+            for (offset, byte) in tail.enumerated() { digits[end + offset] = byte }
+            var start = JSONNumber.writeDigits(UInt64(value.magnitude), before: end, in: digits)
             if value < 0 {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")

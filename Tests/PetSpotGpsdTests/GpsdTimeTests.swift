@@ -1,4 +1,5 @@
 import CLibGPS
+import TestSupport
 import Testing
 
 @testable import PetSpotGpsd
@@ -47,21 +48,9 @@ struct GpsdTimeTests {
         #expect(Self.read(text) == Self.libgps(text))
     }
 
-    /// A fixed-seed generator: every run checks the same times.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Every field at random over its range, with fractions of one to nine digits.
     @Test func randomTimesAgreeWithLibgps() {
-        var random = SplitMix(state: 322)
+        var random = SplitMix(seed: 322)
         var differences: [String] = []
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         for _ in 0..<20_000 {

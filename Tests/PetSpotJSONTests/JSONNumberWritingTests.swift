@@ -1,4 +1,5 @@
 @testable import PetSpotJSON
+import TestSupport
 import Testing
 
 /// ``JSONNumber/write(_:utf8:)`` writes exactly the text the serializer
@@ -21,18 +22,6 @@ struct JSONNumberWritingTests {
         return String(decoding: bytes.dropFirst(), as: UTF8.self)
     }
 
-    /// A fixed-seed generator: every run checks the same numbers.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let edgeValues: [Double] = [
         0.0, -0.0, 1, -1, 0.1, 0.2, 0.1 + 0.2, 0.5, -0.5, 52.2297, -37.8136, 175.31, 359.99999999999994,
         1e-4, (1e-4).nextDown, (1e-4).nextUp, 9.999e-5, 1e15, (1e15).nextDown, (1e15).nextUp, 1e15 + 0.5,
@@ -48,7 +37,7 @@ struct JSONNumberWritingTests {
 
     /// What gpsd writes: decimals of one to fifteen places, at every magnitude a fix's members reach.
     @Test func shortDecimalsAsGpsdWritesThem() {
-        var random = SplitMix(state: 40)
+        var random = SplitMix(seed: 40)
         var differences: [String] = []
         for _ in 0..<200_000 {
             let places = Int.random(in: 1...15, using: &random)
@@ -66,7 +55,7 @@ struct JSONNumberWritingTests {
 
     /// Every bit pattern is fair game: uniform over the exponents around the fast path's range.
     @Test func anyDoubleInAndAroundTheRange() {
-        var random = SplitMix(state: 1_000_000_007)
+        var random = SplitMix(seed: 1_000_000_007)
         var differences: [UInt64] = []
         for _ in 0..<200_000 {
             let exponent = UInt64.random(in: (1023 - 20)...(1023 + 60), using: &random)
