@@ -159,7 +159,7 @@ extension GpsdReport {
     /// not check the day against the month), and the nanoseconds as C's
     /// truncation of `strtod(fraction) * 1e9`; with at most nine digits the
     /// fraction's `Double` is one exact division, `strtod`'s value.
-    /// `GpsdReportTests` holds this to libgps itself.
+    /// `GpsdTimeTests` holds this to libgps itself.
     static func canonicalTime(_ text: UnsafeRawBufferPointer) -> (seconds: Int, nanoseconds: Int)? {
         let count = text.count
         guard count == 20 || (22...30).contains(count), text[count - 1] == UInt8(ascii: "Z") else { return nil }
