@@ -84,8 +84,7 @@ enum TPVScanner {
     static func report(_ line: UnsafeRawBufferPointer) -> GpsdReport? {
         precondition(members.count <= 64, "a 64-bit set of seen members")
         guard line.count > start.count, line.starts(with: start) else { return nil }
-        // `report` and `seen` live inside the closure: a variable it captured
-        // would be boxed, and every member set a checked access (issue 40).
+        // The report being built and the members seen so far.
         return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maximumUnknown) { unknown in
             var report = GpsdReport(mode: 0)
             var seen: UInt64 = 1 << UInt64(classIndex)
