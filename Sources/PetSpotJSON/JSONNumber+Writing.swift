@@ -1,9 +1,4 @@
 extension JSONNumber {
-    /// 10⁰ … 10²², each exact in a `Double`.
-    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
-        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
-    }
-
     /// Appends `value` as JSON, as ``JSONValue/format(_:)`` writes it
     /// (integral values below 10¹⁵ without a fraction, non-finite as `null`,
     /// anything else as Swift prints it: the shortest decimal that reads
@@ -50,7 +45,7 @@ extension JSONNumber {
     static func shortestDecimal(_ magnitude: Double) -> (digits: UInt64, places: Int)? {
         let mantissaLimit = 9_007_199_254_740_992.0  // 2⁵³
         for places in 1...22 {
-            let power = exactPowersOfTen[places]
+            let power = powersOfTen[places]
             let scaled = (magnitude * power).rounded()
             guard scaled + 1 < mantissaLimit else { return nil }
             let nearest = UInt64(scaled)

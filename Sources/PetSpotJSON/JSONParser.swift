@@ -257,8 +257,8 @@ public enum JSONNumber {
         case outOfRange
     }
 
-    /// 10⁰ … 10²², each exact in a `Double`.
-    private static let powersOfTen: [Double] = (0...22).map { exponent in
+    /// 10⁰ … 10²², each exact in a `Double` (the reader's and the writer's).
+    static let powersOfTen: [Double] = (0...22).map { exponent in
         (0..<exponent).reduce(1.0) { value, _ in value * 10 }
     }
 

@@ -11,10 +11,8 @@ import PetSpotLocation
 /// (`,"altitude":…}`). ``UpdateNotification`` and ``GetAnswer`` build
 /// their lines around it.
 ///
-/// A class: an answer or update carrying it is copied by one retain. Its
-/// fix holds a `ContinuousClock.Instant`, a type whose layout only the
-/// runtime knows, so a struct holding it is copied through runtime calls,
-/// once per answer on the request path.
+/// A class: an answer or update carrying it is copied by one retain, not
+/// its fix and two arrays.
 final class SplicedFix: Sendable {
     /// The fix as it goes out (after any reduced-accuracy snapping).
     let fix: LocationFix
