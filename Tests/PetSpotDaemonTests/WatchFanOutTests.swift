@@ -70,6 +70,42 @@ import Testing
         #expect(snapped.allSatisfy { $0.accuracy == .reduced && ($0.horizontalAccuracy ?? 0) >= 3000 })
     }
 
+    /// A grant that changes between fixes (a reload, a revocation) holds
+    /// from the next fix on, though a delivery reads its own copy of the
+    /// grant and takes the grant's lock only after some grant changed: a
+    /// watcher whose grant did not change keeps what it had.
+    @Test func aGrantChangedBetweenFixesHoldsFromTheNextFix() throws {
+        let loop = EmbeddedEventLoop()
+        let fanOut = WatchFanOut(group: loop) { _ in {} }
+        let outlet = RecordingOutlet()
+        let bound = LoopBoundOutlet(outlet, eventLoop: loop)
+        let changing = GrantedPresentation(.full)
+        let unchanged = GrantedPresentation(.full)
+        #expect(fanOut.add(Self.key(1), options: WatchOptions(), presentation: changing, outlet: bound))
+        #expect(fanOut.add(Self.key(2), options: WatchOptions(), presentation: unchanged, outlet: bound))
+        loop.run()
+
+        let fixes = [52.2297, 52.2397, 52.2497, 52.2597].enumerated().map { Self.fix($1, after: 100 * $0) }
+        fanOut.publish(fixes[0])
+        loop.run()
+        changing.set(.reduced(cellMeters: 3000))
+        fanOut.publish(fixes[1])
+        loop.run()
+        changing.set(nil)
+        fanOut.publish(fixes[2])
+        loop.run()
+        changing.set(.full)
+        fanOut.publish(fixes[3])
+        loop.run()
+
+        let bySubscription = Dictionary(grouping: outlet.lines, by: \.subscription)
+        #expect(
+            bySubscription[1]?.map(\.fix) == [
+                fixes[0], ReducedAccuracy.reduce(fixes[1], cellMeters: 3000), fixes[3],
+            ])
+        #expect(bySubscription[2]?.map(\.fix) == fixes)
+    }
+
     /// Two embedded loops as one group.
     final class TwoLoops: EventLoopGroup {
         let loops = [EmbeddedEventLoop(), EmbeddedEventLoop()]

@@ -45,9 +45,17 @@ struct DirectSend {
         channel = nil
     }
 
-    /// Whether the channel takes writes (`context.channel.isWritable`, without the pipeline look-up).
+    /// Whether the channel takes writes (`context.channel.isWritable`).
+    ///
+    /// A socket channel's writability follows the bytes NIO holds (its
+    /// write-buffer watermarks): while nothing went through the pipeline
+    /// since NIO was last seen holding nothing, it holds nothing and the
+    /// channel is writable, so the channel's flag (one more cold object a
+    /// watcher a fix, issue 40) is read only after something did. A closed
+    /// channel is caught by ``send(_:_:)``'s activity check. A channel
+    /// without a socket (an `EmbeddedChannel`) is always asked.
     func isWritable(_ context: ChannelHandlerContext) -> Bool {
-        (channel ?? context.channel).isWritable
+        (descriptor != nil && !pipelineMayHold) || (channel ?? context.channel).isWritable
     }
 
     /// The handler wrote through the pipeline: NIO may hold bytes.

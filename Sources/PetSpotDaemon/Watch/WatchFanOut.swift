@@ -218,12 +218,26 @@ final class LoopTable {
         let presentation: GrantedPresentation
         let outlet: any UpdateOutlet
         let subscription: Int
+        /// `presentation`'s value, as read after ``GrantedPresentation/changeCount`` read `copiedAt`.
+        @exclusivity(unchecked) private var presentationCopy: FixPresentation?
+        @exclusivity(unchecked) private var copiedAt: UInt64?
 
         init(options: WatchOptions, presentation: GrantedPresentation, outlet: any UpdateOutlet, subscription: Int) {
             self.filter = WatchFilter(options)
             self.presentation = presentation
             self.outlet = outlet
             self.subscription = subscription
+        }
+
+        /// The granted presentation (`nil`: none any more), read through
+        /// `presentation`'s lock only after a grant changed.
+        var currentPresentation: FixPresentation? {
+            let changes = GrantedPresentation.changeCount
+            if copiedAt != changes {
+                presentationCopy = presentation.value
+                copiedAt = changes
+            }
+            return presentationCopy
         }
     }
 
@@ -251,7 +265,7 @@ final class LoopTable {
         var others: [Rendering] = []
         var last: Rendering?
         for watcher in watchers {
-            guard let presentation = watcher.presentation.value else { continue }
+            guard let presentation = watcher.currentPresentation else { continue }
             let rendering: Rendering
             if let last, last.presentation == presentation {
                 rendering = last
