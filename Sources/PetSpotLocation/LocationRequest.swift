@@ -82,8 +82,14 @@ public struct WatchOptions: Sendable, Hashable {
 
     /// Whether `fix` should be delivered after `last` (the previously delivered one).
     public func shouldDeliver(_ fix: LocationFix, after last: LocationFix?) -> Bool {
+        shouldDeliver(fix, since: last.map(DeliveredPosition.init))
+    }
+
+    /// Whether `fix` should be delivered after the previously delivered
+    /// fix, of which the rule reads only `last`.
+    public func shouldDeliver(_ fix: LocationFix, since last: DeliveredPosition?) -> Bool {
         guard let last else { return true }
-        if let interval, fix.received(since: last) < interval { return false }
+        if let interval, fix.receivedSinceReference - last.receivedSinceReference < interval { return false }
         if let distanceFilter,
             Geodesy.distance(from: last.coordinate, to: fix.coordinate) < distanceFilter
         {

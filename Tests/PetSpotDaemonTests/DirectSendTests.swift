@@ -1,15 +1,19 @@
 import Glibc
+import Logging
 import NIOCore
 import NIOPosix
+import PetSpotStaticSource
 import Testing
+import TestSupport
 
 @testable import PetSpotDaemon
 
 /// ``DirectSend`` on a real Unix socket pair, one end a NIO channel with a
 /// small send buffer, the other read here: a line goes out whole or its
 /// rest comes back for NIO (no byte lost or doubled), nothing overtakes
-/// what NIO holds, and nothing is sent once the channel closed (its
-/// descriptor number may already be another connection's).
+/// what NIO holds, and nothing is sent once the connection closed (its
+/// descriptor number may already be another connection's): the handlers
+/// that send directly hear of the close before any later write.
 @Suite struct DirectSendTests {
     /// Keeps its context, so the test can act on the loop as a handler does.
     final class Probe: ChannelInboundHandler {
@@ -86,7 +90,7 @@ import Testing
         let pair = try await Pair()
         defer { Task { await pair.close() } }
         let line = Self.line(300)
-        let rest = try await pair.onLoop { direct, context in direct.send(line, context) }
+        let rest = try await pair.onLoop { direct, context in direct.send(line) }
         #expect(rest == nil)
         #expect(try pair.read(300) == Array(line.readableBytesView))
         #expect(pair.peerIsEmpty)
@@ -98,7 +102,7 @@ import Testing
         let line = Self.line(256 << 10)
         // The rest goes through NIO, as the handlers write it.
         let restCount = try await pair.onLoop { direct, context -> Int? in
-            guard let rest = direct.send(line, context) else { return nil }
+            guard let rest = direct.send(line) else { return nil }
             context.writeAndFlush(NIOAny(rest), promise: nil)
             return rest.readableBytes
         }
@@ -122,7 +126,7 @@ import Testing
             direct.wentThroughPipeline()
             var chunk = [UInt8](repeating: 0, count: 8192)
             let got = chunk.withUnsafeMutableBytes { recv(peer, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            return (direct.send(small, context) == small, Array(chunk[..<max(0, got)]))
+            return (direct.send(small) == small, Array(chunk[..<max(0, got)]))
         }
         #expect(!first.isEmpty)
         #expect(heldBack, "a line was sent directly while NIO held bytes")
@@ -130,35 +134,68 @@ import Testing
         // NIO wrote the rest once the peer read: nothing holds, so the line goes directly.
         let sent = try await pair.onLoop { direct, context -> Bool in
             direct.wentThroughPipeline()
-            return direct.send(small, context) == nil
+            return direct.send(small) == nil
         }
         #expect(sent)
         #expect(try pair.read(small.readableBytes) == Array(small.readableBytesView))
     }
 
-    @Test func nothingIsSentOnceTheChannelClosedEvenToASocketThatReusedItsNumber() async throws {
-        let pair = try await Pair()
-        defer { Task { await pair.close() } }
-        let line = Self.line(300)
-        // The handler's DirectSend outlives the close, and the next socket
-        // opened takes the lowest free number: the closed channel's.
-        let (refused, reused, leaked) = try await pair.onLoop { direct, context -> (Bool, Bool, Bool) in
-            let old = try? context.pipeline.syncOperations.withUnsafeTransportIfAvailable(
+    /// The handlers that send directly (a protocol connection's and an NMEA
+    /// consumer's), each on a real socket. NIO closes the descriptor first
+    /// and tells the handler after (`channelInactive`), within the close:
+    /// an update written next, after the next socket opened took the closed
+    /// one's number, must go nowhere (a debug build also asserts that no
+    /// send comes between the two).
+    @Test(arguments: ["protocol", "nmea"])
+    func nothingIsSentOnceTheConnectionClosedEvenToASocketThatReusedItsNumber(_ kind: String) async throws {
+        var descriptors: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        let peer = descriptors[1]
+        defer { Glibc.close(peer) }
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let handler = try await loop.submit { NIOLoopBound(Self.handler(kind), eventLoop: loop) }.get()
+        let channel = try await ClientBootstrap(group: loop).channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler.value) }
+        }.withConnectedSocket(descriptors[0]).get()
+        let notification = ConnectionHandlerTests.update(latitude: 52)
+        // Sent while open: the handler's direct path is in use.
+        let (sentOpen, refused, reused, leaked) = try await loop.submit { () -> (Bool, Bool, Bool, Bool) in
+            let outlet = handler.value as any UpdateOutlet
+            let update = RenderedUpdate(notification, subscription: 1)
+            var byte: UInt8 = 0
+            outlet.write(update)
+            var first = [UInt8](repeating: 0, count: 4096)
+            let sentOpen =
+                first.withUnsafeMutableBytes { recv(peer, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) } > 0
+            let old = try? channel.pipeline.syncOperations.withUnsafeTransportIfAvailable(
                 of: NIOBSDSocket.Handle.self
             ) { $0 }
-            context.close(promise: nil)
+            channel.close(promise: nil)
             var other: [Int32] = [-1, -1]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &other) == 0 else { return (false, false, false) }
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &other) == 0 else {
+                return (sentOpen, false, false, false)
+            }
             defer { for descriptor in other { Glibc.close(descriptor) } }
-            let refused = direct.send(line, context) == line
-            var byte: UInt8 = 0
+            outlet.write(update)
             let leaked = other.contains { recv($0, &byte, 1, Int32(MSG_DONTWAIT)) > 0 }
-            return (refused, other.contains(old ?? -2), leaked)
-        }
-        #expect(refused)
-        #expect(!leaked, "a closed connection's line went to the socket that reused its descriptor")
+            return (sentOpen, !leaked, other.contains(old ?? -2), leaked)
+        }.get()
+        #expect(sentOpen, "the update written while open did not arrive")
+        #expect(refused && !leaked, "a closed connection's update went to the socket that reused its descriptor")
         if !reused { print("the new socket did not reuse the closed descriptor's number: the leak was not tried") }
+        // After the update it read while open, the peer reads the end of the stream.
         var byte: UInt8 = 0
-        #expect(Glibc.read(pair.peer, &byte, 1) == 0, "the peer got bytes after the close")
+        #expect(Glibc.read(peer, &byte, 1) == 0, "the peer got bytes after the close")
+    }
+
+    /// A handler that sends updates directly, as the daemon builds it.
+    static func handler(_ kind: String) -> any ChannelHandler & UpdateOutlet {
+        guard kind == "protocol" else { return NMEAConsumerHandler() }
+        let logger = Logger(label: "test")
+        let hub = StaticFixProducer(position: ConnectionHandlerTests.position).makePosition()
+        let dispatcher = Dispatcher(
+            hub: hub, policy: OpenAccess(), registry: ClientRegistry(capacity: 8), logger: logger,
+            fanOut: WatchFanOut(group: MultiThreadedEventLoopGroup.singleton, hub: hub), audit: nil)
+        return ConnectionHandler(dispatcher: dispatcher, auditBatch: nil, maxInFlight: 64, logger: logger)
     }
 }

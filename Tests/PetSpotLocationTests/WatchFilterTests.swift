@@ -21,7 +21,8 @@ private func fix(at offset: Duration, north metres: Double) -> LocationFix {
         ]
         let passed = script.map { filter.pass($0) }
         #expect(passed == [true, false, false, true])
-        #expect(filter.lastDelivered == c)
+        #expect(filter.lastDelivered == DeliveredPosition(c))
+        #expect(filter.lastDelivered?.receivedAt == c.receivedAt)
     }
 
     @Test func admitsChangesNothing() {

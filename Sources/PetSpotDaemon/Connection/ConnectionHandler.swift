@@ -36,15 +36,21 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    // What a watch update reads (``write(_:)``) comes first, together: one
+    // cache line a watcher a fix, not one per field (issue 40).
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
+    /// Update lines sent straight to the socket while NIO holds nothing of it.
+    @exclusivity(unchecked) private var direct = DirectSend()
+    @exclusivity(unchecked) private var unflushed = false
+    /// Inside a read burst, writes are flushed once, at its end.
+    @exclusivity(unchecked) private var inReadBurst = false
+    @exclusivity(unchecked) private var queue = OutboundQueue()
+
     private let dispatcher: Dispatcher
     private let auditBatch: AuditBatch?
     private let maxInFlight: Int
     private let logger: Logger
-    @exclusivity(unchecked) private var context: ChannelHandlerContext?
     private(set) var session: ClientSession?
-    @exclusivity(unchecked) private var queue = OutboundQueue()
-    /// Update lines sent straight to the socket while NIO holds nothing of it.
-    @exclusivity(unchecked) private var direct = DirectSend()
 
     /// Lines read but not processed yet (reading had to stop: the bound).
     private(set) var unprocessed = CircularBuffer<ByteBuffer>()
@@ -59,13 +65,10 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
     private var nextTask: UInt64 = 0
     /// The last `location.get` answer given: reused while its fix answers.
     private var lastAnswer: GetAnswer?
-    /// Inside a read burst, writes are flushed once, at its end.
-    @exclusivity(unchecked) private var inReadBurst = false
     /// A ``writeOut()`` or ``resume()`` pass is running (re-entered from a write or an answer).
     private var writing = false
     private var writeAgain = false
     private var resuming = false
-    @exclusivity(unchecked) private var unflushed = false
 
     init(dispatcher: Dispatcher, auditBatch: AuditBatch?, maxInFlight: Int, logger: Logger) {
         self.dispatcher = dispatcher
@@ -334,15 +337,18 @@ final class ConnectionHandler: ChannelDuplexHandler, UpdateOutlet {
     /// Writes a watch's update: straight to the socket while nothing is
     /// ahead of it (``DirectSend``), through NIO while something is, held
     /// (newest only) while answers wait or the client does not read.
+    ///
+    /// A line the socket takes whole reads this object's first fields and
+    /// nothing else (not the context, not the channel: cold objects a
+    /// watcher a fix, issue 40).
     func write(_ update: RenderedUpdate) {
-        guard let context else { return }
-        if queue.takesUpdatesDirectly, direct.isWritable(context) {
+        if queue.takesUpdatesDirectly, direct.isWritable {
             // Nothing unflushed may be overtaken.
-            guard let rest = unflushed ? update.line : direct.send(update.line, context) else { return }
+            guard let rest = unflushed ? update.line : direct.send(update.line), let context else { return }
             direct.wentThroughPipeline()
             context.write(wrapOutboundOut(rest), promise: nil)
             if inReadBurst { unflushed = true } else { context.flush() }
-        } else {
+        } else if context != nil {
             queue.hold(update)
             writeOut()
         }

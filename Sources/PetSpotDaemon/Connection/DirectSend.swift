@@ -11,9 +11,19 @@ import NIOCore
 /// line goes straight to the socket when nothing can be ahead of it:
 /// - nothing written through the pipeline is still in NIO (checked with
 ///   `bufferedWritableBytes`, and only after something went through it);
-/// - the caller has nothing unflushed, and the channel is active (checked on
-///   the loop, where NIO closes the descriptor: an active channel's
-///   descriptor is still this connection's, never a reused number).
+/// - the caller has nothing unflushed, and the connection is open: its
+///   handler was not told it closed (``end()``, from `channelInactive` and
+///   `handlerRemoved`).
+///
+/// Why the handler's word is enough, without asking the channel (whose
+/// activity flag is two more cold objects a watcher a fix, issue 40): NIO
+/// closes the descriptor on the loop, then calls out (failed write promises,
+/// the close promise, `channelInactive` through the pipeline) before the
+/// loop's next job. Update lines are only ever written from jobs of their
+/// own (``WatchFanOut`` hands each fix to a loop with `execute`), never from
+/// such a call-out, so no send comes between the close and ``end()``, and a
+/// number the kernel may already have given another file is never written
+/// to. A debug build checks it on every send.
 ///
 /// What the socket does not take (a full buffer, a partial write, an error)
 /// goes through NIO as before, which then waits for the socket to drain,
@@ -23,10 +33,10 @@ struct DirectSend {
     /// The connected socket; `nil` for a channel without one (an
     /// `EmbeddedChannel` in tests), and once the connection closed.
     private var descriptor: CInt?
-    /// The connection's channel, kept: `context.channel` looks it up through the pipeline each time.
-    private var channel: (any Channel)?
     /// Something went through the pipeline since NIO was last seen holding nothing.
     private var pipelineMayHold = false
+    /// The connection's channel, kept: `context.channel` looks it up through the pipeline each time.
+    private var channel: (any Channel)?
 
     /// Sends nothing directly (a handler not yet added).
     init() {}
@@ -45,17 +55,17 @@ struct DirectSend {
         channel = nil
     }
 
-    /// Whether the channel takes writes (`context.channel.isWritable`).
+    /// Whether the channel takes writes (`channel.isWritable`); `false`
+    /// before the handler is added and once the connection closed.
     ///
     /// A socket channel's writability follows the bytes NIO holds (its
     /// write-buffer watermarks): while nothing went through the pipeline
     /// since NIO was last seen holding nothing, it holds nothing and the
     /// channel is writable, so the channel's flag (one more cold object a
-    /// watcher a fix, issue 40) is read only after something did. A closed
-    /// channel is caught by ``send(_:_:)``'s activity check. A channel
+    /// watcher a fix, issue 40) is read only after something did. A channel
     /// without a socket (an `EmbeddedChannel`) is always asked.
-    func isWritable(_ context: ChannelHandlerContext) -> Bool {
-        (descriptor != nil && !pipelineMayHold) || (channel ?? context.channel).isWritable
+    var isWritable: Bool {
+        (descriptor != nil && !pipelineMayHold) || (channel?.isWritable ?? false)
     }
 
     /// The handler wrote through the pipeline: NIO may hold bytes.
@@ -66,8 +76,9 @@ struct DirectSend {
     ///   took all of it; the line's rest after a partial write; the whole
     ///   line when it was not sent here. The caller writes and flushes it
     ///   through the pipeline, and calls ``wentThroughPipeline()``.
-    mutating func send(_ line: ByteBuffer, _ context: ChannelHandlerContext) -> ByteBuffer? {
-        guard let descriptor, let channel, channel.isActive, pipelineIsEmpty(channel) else { return line }
+    mutating func send(_ line: ByteBuffer) -> ByteBuffer? {
+        guard let descriptor, pipelineIsEmpty() else { return line }
+        assert(channel?.isActive == true, "an update sent between NIO's close and channelInactive")
         var rest = line
         while true {
             let sent = rest.withUnsafeReadableBytes { bytes in
@@ -82,9 +93,9 @@ struct DirectSend {
         }
     }
 
-    private mutating func pipelineIsEmpty(_ channel: any Channel) -> Bool {
+    private mutating func pipelineIsEmpty() -> Bool {
         guard pipelineMayHold else { return true }
-        guard let buffered = try? channel.syncOptions?.getOption(.bufferedWritableBytes), buffered == 0 else {
+        guard let buffered = try? channel?.syncOptions?.getOption(.bufferedWritableBytes), buffered == 0 else {
             return false
         }
         pipelineMayHold = false

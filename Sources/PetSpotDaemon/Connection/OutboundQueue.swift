@@ -23,7 +23,11 @@ struct OutboundQueue {
         var isAnswer: Bool
     }
 
+    // The two fields a watch update reads first (``takesUpdatesDirectly``), together.
     private var lines = CircularBuffer<Line>()
+    /// `updates.count`, kept here: a dictionary that ever held an update
+    /// keeps its storage, one more cold object a watcher a fix (issue 40).
+    private var heldUpdates = 0
     /// How many lines, from the front, may go: the lines behind the first
     /// one held for its audit record wait with it. (A count, not a flag per
     /// line: releasing is then O(1), and nothing walks or copies the queue.)
@@ -36,10 +40,10 @@ struct OutboundQueue {
     static let heldUpdateBytes = Atomic<Int>(0)
 
     /// Whether nothing waits to be written.
-    var isEmpty: Bool { lines.isEmpty && updates.isEmpty }
+    var isEmpty: Bool { lines.isEmpty && heldUpdates == 0 }
 
     /// Whether an update is held (``nextUpdate(_:)`` may answer one).
-    var holdsUpdates: Bool { !updates.isEmpty }
+    var holdsUpdates: Bool { heldUpdates > 0 }
 
     /// Queues `bytes`; `heldForAudit`: it (and every line after it) waits
     /// for ``releaseHeld()``.
@@ -75,7 +79,7 @@ struct OutboundQueue {
 
     /// Whether `update` may go straight out: nothing waits (the caller
     /// checks that the client reads).
-    var takesUpdatesDirectly: Bool { lines.isEmpty && updates.isEmpty }
+    var takesUpdatesDirectly: Bool { lines.isEmpty && heldUpdates == 0 }
 
     /// Keeps `update` as its subscription's newest undelivered one.
     mutating func hold(_ update: RenderedUpdate) {
@@ -83,6 +87,7 @@ struct OutboundQueue {
         release(update.subscription)
         let bytes = update.line.readableBytes
         updates[update.subscription] = (update.notification.unstamped, bytes)
+        heldUpdates = updates.count
         Self.heldUpdateBytes.wrappingAdd(bytes, ordering: .relaxed)
     }
 
@@ -99,6 +104,7 @@ struct OutboundQueue {
     @discardableResult
     private mutating func release(_ subscription: Int) -> UpdateNotification? {
         guard let held = updates.removeValue(forKey: subscription) else { return nil }
+        heldUpdates = updates.count
         Self.heldUpdateBytes.wrappingSubtract(held.bytes, ordering: .relaxed)
         return held.notification
     }

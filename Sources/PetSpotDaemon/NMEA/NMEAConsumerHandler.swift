@@ -72,10 +72,10 @@ final class NMEAConsumerHandler: ChannelInboundHandler, UpdateOutlet {
 
     func write(_ update: RenderedUpdate) {
         guard let context else { return }
-        if queue.takesUpdatesDirectly, direct.isWritable(context) {
+        if queue.takesUpdatesDirectly, direct.isWritable {
             let sentences = lines.line(
                 update.notification, subscription: update.subscription, allocator: context.channel.allocator)
-            guard let rest = direct.send(sentences, context) else { return }
+            guard let rest = direct.send(sentences) else { return }
             direct.wentThroughPipeline()
             context.writeAndFlush(wrapOutboundOut(rest), promise: nil)
         } else {

@@ -192,10 +192,7 @@ public final class WatchFanOut: Service, Sendable {
     /// that just joined and whose grant is set.
     func showCurrentFix(to key: Key, outlet: LoopBoundOutlet) {
         guard let table = table(for: outlet.eventLoop), let fix = currentFix() else { return }
-        outlet.eventLoop.execute {
-            guard let watcher = table.value.watchers[key] else { return }
-            table.value.deliver(fix, to: [watcher])
-        }
+        outlet.eventLoop.execute { table.value.deliver(fix, to: key) }
     }
 
     private func table(for loop: any EventLoop) -> NIOLoopBoundBox<LoopTable>? {
@@ -207,20 +204,24 @@ public final class WatchFanOut: Service, Sendable {
 
 /// The watchers of one event loop; used only on that loop.
 ///
-/// What a pass touches per watcher is `@exclusivity(unchecked)`: only this
-/// loop uses it, and a pass holds no access across a call that can come
-/// back here (a checked access is a runtime call per watcher per fix).
+/// A watcher is a value in the table: a pass walks the table's storage in
+/// order, as the floor walks its array of descriptors, instead of
+/// following a reference to each watcher (one more cold object a watcher a
+/// fix, issue 40). The table is `@exclusivity(unchecked)`: only this loop
+/// uses it, and a pass holds no access to it across a write to an outlet
+/// (the one call that can reach back here: a closing connection removes
+/// its watchers with a job of their own, never within the call).
 final class LoopTable {
-    /// One watcher (a reference, so delivery updates it without copying the table).
-    final class Watcher {
-        /// Its options and the last fix delivered, as this watcher was shown it.
-        @exclusivity(unchecked) var filter: WatchFilter
-        let presentation: GrantedPresentation
+    /// One watcher. The fields a pass reads come first, together.
+    struct Watcher {
+        /// `presentation`'s value, as read after ``GrantedPresentation/changeCount`` read `copiedAt`.
+        private var copiedAt: UInt64?
+        private var presentationCopy: FixPresentation?
         let outlet: any UpdateOutlet
         let subscription: Int
-        /// `presentation`'s value, as read after ``GrantedPresentation/changeCount`` read `copiedAt`.
-        @exclusivity(unchecked) private var presentationCopy: FixPresentation?
-        @exclusivity(unchecked) private var copiedAt: UInt64?
+        /// Its options and the last fix delivered, as this watcher was shown it.
+        var filter: WatchFilter
+        let presentation: GrantedPresentation
 
         init(options: WatchOptions, presentation: GrantedPresentation, outlet: any UpdateOutlet, subscription: Int) {
             self.filter = WatchFilter(options)
@@ -231,7 +232,7 @@ final class LoopTable {
 
         /// The granted presentation (`nil`: none any more), read through
         /// `presentation`'s lock only after a grant changed.
-        var currentPresentation: FixPresentation? {
+        mutating func currentPresentation() -> FixPresentation? {
             let changes = GrantedPresentation.changeCount
             if copiedAt != changes {
                 presentationCopy = presentation.value
@@ -241,7 +242,7 @@ final class LoopTable {
         }
     }
 
-    var watchers: [WatchFanOut.Key: Watcher] = [:]
+    @exclusivity(unchecked) var watchers: [WatchFanOut.Key: Watcher] = [:]
 
     /// Writes `fix` to every watcher whose options take it: shown and
     /// serialized once per presentation with the age measured once for the
@@ -252,20 +253,51 @@ final class LoopTable {
     /// watch never learns of moves inside a cell.
     /// - Parameter full: `fix`'s full-accuracy update, when the caller
     ///   serialized it already (``WatchFanOut/publish(_:)``, once for every loop).
-    func deliver(_ fix: LocationFix, full: UpdateNotification? = nil) { deliver(fix, full: full, to: watchers.values) }
-
-    /// Writes `fix` to those of `watchers` whose options take it.
-    func deliver(_ fix: LocationFix, full: UpdateNotification? = nil, to watchers: some Collection<Watcher>) {
+    func deliver(_ fix: LocationFix, full: UpdateNotification? = nil) {
         guard !watchers.isEmpty else { return }
+        let pass = Pass(fix, full: full)
+        var index = watchers.values.startIndex
+        while index != watchers.values.endIndex {
+            // The access to the table ends before the write.
+            if let (outlet, line) = pass.judge(&watchers.values[index]) { outlet.write(line) }
+            watchers.values.formIndex(after: &index)
+        }
+    }
+
+    /// Writes `fix` to the watcher `key`, if it has one and its options take it.
+    func deliver(_ fix: LocationFix, to key: WatchFanOut.Key) {
+        guard let index = watchers.index(forKey: key) else { return }
+        if let (outlet, line) = Pass(fix, full: nil).judge(&watchers.values[index]) { outlet.write(line) }
+    }
+
+    /// One fix's way to a loop's watchers: its renderings, one per
+    /// presentation met. Few presentations per daemon (full, and one
+    /// reduced grid): a list beats hashing per watcher, and the one the
+    /// last watcher had is tried first. The first needs no list (nearly
+    /// every pass has one presentation: no allocation for the list).
+    ///
+    /// A class, one a pass: it holds the pass's time, a
+    /// `ContinuousClock.Instant`, whose layout the standard library keeps
+    /// to itself, so a struct holding it (or a function taking it) asks the
+    /// runtime for its metadata at every use: once a watcher.
+    private final class Pass {
+        let fix: LocationFix
+        let full: UpdateNotification?
+        @exclusivity(unchecked) var first: Rendering?
+        @exclusivity(unchecked) var others: [Rendering] = []
+        @exclusivity(unchecked) var last: Rendering?
+        /// The lines' age is measured at this time, once for the pass.
         let now = ContinuousClock.now
-        // Few presentations per daemon (full, and one reduced grid): a list beats hashing per watcher,
-        // and the one the last watcher had is tried first. The first needs no list (nearly every
-        // pass has one presentation: no allocation for the list).
-        var first: Rendering?
-        var others: [Rendering] = []
-        var last: Rendering?
-        for watcher in watchers {
-            guard let presentation = watcher.currentPresentation else { continue }
+
+        init(_ fix: LocationFix, full: UpdateNotification?) {
+            self.fix = fix
+            self.full = full
+        }
+
+        /// Judges `fix` for `watcher` (its filter records it when it goes):
+        /// the outlet and line to write, or `nil`.
+        func judge(_ watcher: inout Watcher) -> (any UpdateOutlet, RenderedUpdate)? {
+            guard let presentation = watcher.currentPresentation() else { return nil }
             let rendering: Rendering
             if let last, last.presentation == presentation {
                 rendering = last
@@ -279,9 +311,9 @@ final class LoopTable {
             }
             last = rendering
             guard watcher.filter.pass(rendering.shown, minimumInterval: presentation.minimumUpdateInterval) else {
-                continue
+                return nil
             }
-            watcher.outlet.write(rendering.line(for: watcher.subscription))
+            return (watcher.outlet, rendering.line(for: watcher.subscription))
         }
     }
 
