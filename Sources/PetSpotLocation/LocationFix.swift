@@ -96,8 +96,8 @@ public struct LocationFix: Sendable, Equatable {
         MonotonicReference.instant.duration(to: now) - receivedSinceReference
     }
 
-    /// Time from `earlier`'s receipt to this fix's.
-    public func received(since earlier: LocationFix) -> Duration {
+    /// Time from `earlier`'s receipt to this fix's (what a watch's filter keeps of a fix it delivered).
+    public func received(since earlier: DeliveredPosition) -> Duration {
         receivedSinceReference - earlier.receivedSinceReference
     }
 

@@ -89,7 +89,7 @@ public struct WatchOptions: Sendable, Hashable {
     /// fix, of which the rule reads only `last`.
     public func shouldDeliver(_ fix: LocationFix, since last: DeliveredPosition?) -> Bool {
         guard let last else { return true }
-        if let interval, fix.receivedSinceReference - last.receivedSinceReference < interval { return false }
+        if let interval, fix.received(since: last) < interval { return false }
         if let distanceFilter,
             Geodesy.distance(from: last.coordinate, to: fix.coordinate) < distanceFilter
         {

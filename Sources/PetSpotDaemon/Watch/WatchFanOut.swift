@@ -219,7 +219,7 @@ final class LoopTable {
         private var presentationCopy: FixPresentation?
         let outlet: any UpdateOutlet
         let subscription: Int
-        /// Its options and the last fix delivered, as this watcher was shown it.
+        /// Its options and what it keeps of the last fix delivered, as this watcher was shown it.
         var filter: WatchFilter
         let presentation: GrantedPresentation
 
